@@ -585,7 +585,7 @@ function addDoors(operation: Operation, meta: Meta): void {
               format: "binary",
               contentMediaType: "application/octet-stream",
               description:
-                "A PDF, CSV, TXT or MD file (another type is 400 `invalid_request`). The whole request may be up to 4.5 MB (413 `invalid_request` above); for larger documents give a `url`.",
+                "A PDF, DOCX, PPTX, XLSX, HTML, CSV, TXT or MD file (another type is 400 `invalid_request`; DOCX, PPTX and XLSX are known by their content). Tables become markdown tables, a spreadsheet's sheets and a presentation's slides sections. The whole request may be up to 4.5 MB (413 `invalid_request` above); for larger documents give a `url`.",
             },
             name: {
               type: "string",

@@ -66,7 +66,7 @@ describe("extraction", () => {
     expect(typeOfFile("a.md")).toBe("markdown");
     expect(typeOfFile("blob", "text/plain")).toBe("text");
     expect(typeOfFile("a.exe", "application/octet-stream")).toBeNull();
-    expect(typeOfFile("page.html", "text/html")).toBeNull();
+    expect(typeOfFile("page.html", "text/html")).toBe("html");
   });
 
   it("chunks long text at paragraph breaks", () => {

@@ -5,7 +5,13 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { chunkMarkdown } from "@/server/jobs/chunking";
-import { claimJobs, drainIndexJobs, runIndexingOnce, startIndexWorker } from "@/server/jobs/indexing";
+import {
+  CHUNKS_PER_TRANSACTION,
+  claimJobs,
+  drainIndexJobs,
+  runIndexingOnce,
+  startIndexWorker,
+} from "@/server/jobs/indexing";
 import { api } from "../helpers";
 import { sourceOf, tenantWithKnowledgebase, upload } from "../knowledge-helpers";
 import { pdfWithContent } from "../pdf-fixtures";
@@ -105,6 +111,77 @@ describe("large sources", () => {
     expect(source.errorMessage).toMatch(/failed 1 times \(last error: writing the index took longer than 0\.3 s/);
     expect(source.errorMessage).not.toMatch(/internal error/);
   });
+});
+
+/** About `bytes` of plain text: numbered paragraphs of varied words. */
+function largeText(bytes: number): string {
+  const words = "harbour ferry timetable cargo berth crane tug pilot anchor quay manifest customs".split(" ");
+  const parts: string[] = [];
+  for (let size = 0, n = 0; size < bytes; n++) {
+    const paragraph = `Notice ${n}: ${Array.from({ length: 50 }, (_, i) => words[(n * 5 + i * 7) % words.length]).join(" ")}.`;
+    parts.push(paragraph);
+    size += paragraph.length + 2;
+  }
+  return parts.join("\n\n");
+}
+
+describe("a 4.4 MB text source", () => {
+  it("is written in batches with its progress on the source page; a failure part-way says why and how far", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    const db = getDb();
+    const { getSourceDetail } = await import("@/server/services/sources");
+    const text = largeText(4.4 * 1024 * 1024);
+    const first = await upload(key, kbId, { name: "notices.txt", type: "text/plain", bytes: text });
+    expect(first.status, first.text).toBe(202);
+    const id = first.body.source.id as string;
+    // Each insert statement waits a little, so the progress between transactions can be seen.
+    await db.$executeRawUnsafe(`create function slow_batches() returns trigger language plpgsql as
+      $$ begin perform pg_sleep(0.3); return null; end $$`);
+    await db.$executeRawUnsafe(
+      "create trigger slow_batches after insert on source_chunks for each statement execute function slow_batches()",
+    );
+    const progress: [number, number][] = [];
+    try {
+      let done = false;
+      const draining = drainIndexJobs(db, {}, 170_000).finally(() => (done = true));
+      while (!done) {
+        const { job } = await getSourceDetail(db, tenant.operator, { knowledgebaseId: kbId, sourceId: id });
+        if (job && job.chunksTotal > 0) progress.push([job.chunksWritten, job.chunksTotal]);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      await draining;
+    } finally {
+      await db.$executeRawUnsafe("drop trigger slow_batches on source_chunks");
+      await db.$executeRawUnsafe("drop function slow_batches");
+    }
+    const total = await db.sourceChunk.count({ where: { sourceId: id } });
+    expect(total).toBeGreaterThan(3 * CHUNKS_PER_TRANSACTION);
+    expect(await sourceOf(key, kbId, id)).toMatchObject({ status: "ready", errorMessage: "" });
+    expect(progress.some(([written, of]) => of === total && written > 0 && written < total)).toBe(true);
+
+    // The same document again, with the database refusing the chunks past the second batch.
+    const second = await upload(key, kbId, { name: "notices-again.txt", type: "text/plain", bytes: text });
+    const failing = second.body.source.id as string;
+    await db.$executeRawUnsafe(`create function refuse_late_chunks() returns trigger language plpgsql as
+      $$ begin if new.position >= ${2 * CHUNKS_PER_TRANSACTION} then raise exception 'out of disk (simulated)'; end if; return new; end $$`);
+    await db.$executeRawUnsafe(
+      "create trigger refuse_late_chunks before insert on source_chunks for each row execute function refuse_late_chunks()",
+    );
+    try {
+      await drainIndexJobs(db, { maxAttempts: 1 }, 170_000);
+    } finally {
+      await db.$executeRawUnsafe("drop trigger refuse_late_chunks on source_chunks");
+      await db.$executeRawUnsafe("drop function refuse_late_chunks");
+    }
+    const failed = await sourceOf(key, kbId, failing);
+    expect(failed.status).toBe("failed");
+    expect(failed.errorMessage).toMatch(
+      new RegExp(`failed 1 times \\(last error: .*, with 2,000 of ${total.toLocaleString("en-US")} chunks written\\)`),
+    );
+    // What the failed attempt wrote part-way is gone.
+    expect(await db.sourceChunk.count({ where: { sourceId: failing } })).toBe(0);
+  }, 400_000);
 });
 
 describe("indexing jobs", () => {

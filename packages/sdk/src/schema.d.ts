@@ -1821,7 +1821,7 @@ export interface paths {
         put?: never;
         /**
          * Add a source document
-         * @description 202. JSON: exactly one of `contentMarkdown`, `contentText` (each up to 1 MB) or `url` (a public http/https page fetched server-side; private, loopback, link-local and metadata addresses are refused, also after redirects). Or `multipart/form-data` with a `file` part (PDF, CSV, TXT or MD) and an optional `name`, up to 4.5 MB per request (413 `invalid_request` above). Answers `processing` (indexing runs in the background; poll the source until `ready` or `failed`) or `pending_review` when the organization reviews agent writes. `Idempotency-Key` (1..255 printable ASCII): the same key with the same body replays the first response; another body, or while the first still runs, gives `conflict`. Keys are kept 24 hours per organization.
+         * @description 202. JSON: exactly one of `contentMarkdown`, `contentText` (each up to 1 MB) or `url` (a public http/https page fetched server-side; private, loopback, link-local and metadata addresses are refused, also after redirects; with `refresh` daily or weekly it is fetched again conditionally, and with `crawl` the pages it links to within its host, up to `maxPages` (≤ 500) and `maxDepth`, honouring robots.txt, become sources of their own; a sitemap URL lists the pages). Or `multipart/form-data` with a `file` part (PDF, DOCX, PPTX, XLSX, HTML, CSV, TXT or MD) and an optional `name`, up to 4.5 MB per request (413 `invalid_request` above). Answers `processing` (indexing runs in the background; poll the source until `ready` or `failed`) or `pending_review` when the organization reviews agent writes. `Idempotency-Key` (1..255 printable ASCII): the same key with the same body replays the first response; another body, or while the first still runs, gives `conflict`. Keys are kept 24 hours per organization.
          */
         post: operations["knowledge-addSource"];
         delete?: never;
@@ -5004,6 +5004,22 @@ export interface components {
             name?: string;
             /** Format: uri */
             url: string;
+            /**
+             * @description Fetch the URL again daily or weekly, with If-None-Match/If-Modified-Since; an unchanged page is not re-indexed, a failed refresh keeps the last good text
+             * @enum {string}
+             */
+            refresh?: "daily" | "weekly";
+            /** @description Crawl from `url` (a page or a sitemap) within its host, honouring robots.txt: each page found becomes a source of its own, grouped under the crawl */
+            crawl?: {
+                maxPages: number;
+                /**
+                 * @description Only links within the start URL's host are followed
+                 * @constant
+                 */
+                sameHost: true;
+                /** @description Links followed from the start URL (default 2) */
+                maxDepth?: number;
+            };
         };
     };
     responses: {
@@ -11181,7 +11197,7 @@ export interface operations {
                         sources: {
                             id: components["schemas"]["Uuid"];
                             name: string;
-                            /** @description markdown, text, pdf, csv or html; `url` until a URL source has been fetched */
+                            /** @description markdown, text, pdf, csv, html, docx, pptx or xlsx; `url` until a URL source has been fetched */
                             type: string;
                             /** @enum {string} */
                             status: "processing" | "ready" | "pending_review" | "failed";
@@ -11194,6 +11210,14 @@ export interface operations {
                             errorMessage: string;
                             /** @description `upload` (a multipart upload), or the door it was added through: `api`, `console`, `mcp` or `cli` */
                             createdVia: string;
+                            /** @description How often a URL source is fetched again (conditionally); null: fetched once */
+                            refresh: ("daily" | "weekly") | null;
+                            /** @description When the URL was last fetched, changed or not */
+                            checkedAt: components["schemas"]["DateTime"] | null;
+                            /** @description Why the last refresh failed (the last good text is kept); empty after a good one */
+                            refreshError: string;
+                            /** @description The crawl that found this page, if any */
+                            crawlId: components["schemas"]["Uuid"] | null;
                         }[];
                         pages: {
                             id: components["schemas"]["Uuid"];
@@ -11346,7 +11370,7 @@ export interface operations {
                             sources: {
                                 id: components["schemas"]["Uuid"];
                                 name: string;
-                                /** @description markdown, text, pdf, csv or html; `url` until a URL source has been fetched */
+                                /** @description markdown, text, pdf, csv, html, docx, pptx or xlsx; `url` until a URL source has been fetched */
                                 type: string;
                                 /** @enum {string} */
                                 status: "processing" | "ready" | "pending_review" | "failed";
@@ -11359,6 +11383,14 @@ export interface operations {
                                 errorMessage: string;
                                 /** @description `upload` (a multipart upload), or the door it was added through: `api`, `console`, `mcp` or `cli` */
                                 createdVia: string;
+                                /** @description How often a URL source is fetched again (conditionally); null: fetched once */
+                                refresh: ("daily" | "weekly") | null;
+                                /** @description When the URL was last fetched, changed or not */
+                                checkedAt: components["schemas"]["DateTime"] | null;
+                                /** @description Why the last refresh failed (the last good text is kept); empty after a good one */
+                                refreshError: string;
+                                /** @description The crawl that found this page, if any */
+                                crawlId: components["schemas"]["Uuid"] | null;
                             }[];
                             pages: {
                                 id: components["schemas"]["Uuid"];
@@ -11399,7 +11431,7 @@ export interface operations {
                         sources: {
                             id: components["schemas"]["Uuid"];
                             name: string;
-                            /** @description markdown, text, pdf, csv or html; `url` until a URL source has been fetched */
+                            /** @description markdown, text, pdf, csv, html, docx, pptx or xlsx; `url` until a URL source has been fetched */
                             type: string;
                             /** @enum {string} */
                             status: "processing" | "ready" | "pending_review" | "failed";
@@ -11412,6 +11444,14 @@ export interface operations {
                             errorMessage: string;
                             /** @description `upload` (a multipart upload), or the door it was added through: `api`, `console`, `mcp` or `cli` */
                             createdVia: string;
+                            /** @description How often a URL source is fetched again (conditionally); null: fetched once */
+                            refresh: ("daily" | "weekly") | null;
+                            /** @description When the URL was last fetched, changed or not */
+                            checkedAt: components["schemas"]["DateTime"] | null;
+                            /** @description Why the last refresh failed (the last good text is kept); empty after a good one */
+                            refreshError: string;
+                            /** @description The crawl that found this page, if any */
+                            crawlId: components["schemas"]["Uuid"] | null;
                             text: string;
                         }[];
                     };
@@ -11508,7 +11548,7 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description A PDF, CSV, TXT or MD file (another type is 400 `invalid_request`). The whole request may be up to 4.5 MB (413 `invalid_request` above); for larger documents give a `url`.
+                     * @description A PDF, DOCX, PPTX, XLSX, HTML, CSV, TXT or MD file (another type is 400 `invalid_request`; DOCX, PPTX and XLSX are known by their content). Tables become markdown tables, a spreadsheet's sheets and a presentation's slides sections. The whole request may be up to 4.5 MB (413 `invalid_request` above); for larger documents give a `url`.
                      */
                     file: Blob;
                     /** @description Defaults to the file name */
@@ -11536,7 +11576,7 @@ export interface operations {
                         source: {
                             id: components["schemas"]["Uuid"];
                             name: string;
-                            /** @description markdown, text, pdf, csv or html; `url` until a URL source has been fetched */
+                            /** @description markdown, text, pdf, csv, html, docx, pptx or xlsx; `url` until a URL source has been fetched */
                             type: string;
                             /** @enum {string} */
                             status: "processing" | "ready" | "pending_review" | "failed";
@@ -11549,9 +11589,23 @@ export interface operations {
                             errorMessage: string;
                             /** @description `upload` (a multipart upload), or the door it was added through: `api`, `console`, `mcp` or `cli` */
                             createdVia: string;
+                            /** @description How often a URL source is fetched again (conditionally); null: fetched once */
+                            refresh: ("daily" | "weekly") | null;
+                            /** @description When the URL was last fetched, changed or not */
+                            checkedAt: components["schemas"]["DateTime"] | null;
+                            /** @description Why the last refresh failed (the last good text is kept); empty after a good one */
+                            refreshError: string;
+                            /** @description The crawl that found this page, if any */
+                            crawlId: components["schemas"]["Uuid"] | null;
                         };
                         /** @description `/reviews/<reviewId>` when the source waits for review, else null */
                         reviewPath: string | null;
+                        /** @description The crawl started from this source's URL, if `crawl` was given; else null */
+                        crawl: {
+                            id: components["schemas"]["Uuid"];
+                            maxPages: number;
+                            maxDepth: number;
+                        } | null;
                     };
                 };
             };
@@ -11594,7 +11648,7 @@ export interface operations {
                         source: {
                             id: components["schemas"]["Uuid"];
                             name: string;
-                            /** @description markdown, text, pdf, csv or html; `url` until a URL source has been fetched */
+                            /** @description markdown, text, pdf, csv, html, docx, pptx or xlsx; `url` until a URL source has been fetched */
                             type: string;
                             /** @enum {string} */
                             status: "processing" | "ready" | "pending_review" | "failed";
@@ -11607,6 +11661,14 @@ export interface operations {
                             errorMessage: string;
                             /** @description `upload` (a multipart upload), or the door it was added through: `api`, `console`, `mcp` or `cli` */
                             createdVia: string;
+                            /** @description How often a URL source is fetched again (conditionally); null: fetched once */
+                            refresh: ("daily" | "weekly") | null;
+                            /** @description When the URL was last fetched, changed or not */
+                            checkedAt: components["schemas"]["DateTime"] | null;
+                            /** @description Why the last refresh failed (the last good text is kept); empty after a good one */
+                            refreshError: string;
+                            /** @description The crawl that found this page, if any */
+                            crawlId: components["schemas"]["Uuid"] | null;
                         };
                     };
                 };
@@ -11686,7 +11748,7 @@ export interface operations {
                         source: {
                             id: components["schemas"]["Uuid"];
                             name: string;
-                            /** @description markdown, text, pdf, csv or html; `url` until a URL source has been fetched */
+                            /** @description markdown, text, pdf, csv, html, docx, pptx or xlsx; `url` until a URL source has been fetched */
                             type: string;
                             /** @enum {string} */
                             status: "processing" | "ready" | "pending_review" | "failed";
@@ -11699,6 +11761,14 @@ export interface operations {
                             errorMessage: string;
                             /** @description `upload` (a multipart upload), or the door it was added through: `api`, `console`, `mcp` or `cli` */
                             createdVia: string;
+                            /** @description How often a URL source is fetched again (conditionally); null: fetched once */
+                            refresh: ("daily" | "weekly") | null;
+                            /** @description When the URL was last fetched, changed or not */
+                            checkedAt: components["schemas"]["DateTime"] | null;
+                            /** @description Why the last refresh failed (the last good text is kept); empty after a good one */
+                            refreshError: string;
+                            /** @description The crawl that found this page, if any */
+                            crawlId: components["schemas"]["Uuid"] | null;
                         };
                     };
                 };

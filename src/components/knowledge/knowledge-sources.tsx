@@ -5,6 +5,7 @@ import { useState, type FormEvent } from "react";
 import { ConfirmButton, DataTable, ErrorAlert, FormActions, FormField, Panel, useMay } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { MAX_PAGE_MARKDOWN_CHARS, MAX_TITLE_CHARS } from "@/schemas/limits";
+import { CRAWL_BOUNDS } from "@/schemas/source";
 import { useRefreshKnowledgebase } from "./use-refresh-knowledgebase";
 
 export type SourceRow = {
@@ -16,6 +17,8 @@ export type SourceRow = {
   sizeBytes: number;
   createdAt: string;
   url: string;
+  refresh?: string | null;
+  crawlId?: string | null;
 };
 
 /** A knowledgebase's sources: add one (a file, a URL, pasted text), see each one's status, retry or delete it. */
@@ -27,6 +30,9 @@ export function KnowledgeSources({ knowledgebaseId, sources }: { knowledgebaseId
   const [name, setName] = useState("");
   const [text, setText] = useState("");
   const [file, setFile] = useState<File | null>(null);
+  const [keepFresh, setKeepFresh] = useState<"" | "daily" | "weekly">("");
+  const [crawl, setCrawl] = useState(false);
+  const [maxPages, setMaxPages] = useState(50);
   const onSuccess = () => {
     setUrl("");
     setText("");
@@ -43,7 +49,14 @@ export function KnowledgeSources({ knowledgebaseId, sources }: { knowledgebaseId
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    if (mode === "url") add.mutate({ knowledgebaseId, url, ...(name ? { name } : {}) });
+    if (mode === "url")
+      add.mutate({
+        knowledgebaseId,
+        url,
+        ...(name ? { name } : {}),
+        ...(keepFresh ? { refresh: keepFresh } : {}),
+        ...(crawl ? { crawl: { maxPages, sameHost: true as const } } : {}),
+      });
     else if (mode === "text") add.mutate({ knowledgebaseId, contentMarkdown: text, ...(name ? { name } : {}) });
     else if (file) {
       const bytes = new Uint8Array(await file.arrayBuffer());
@@ -70,18 +83,42 @@ export function KnowledgeSources({ knowledgebaseId, sources }: { knowledgebaseId
           ))}
         </div>
         {mode === "file" && (
-          <FormField label="File (PDF, CSV, TXT, MD; up to 4.5 MB)">
+          <FormField label="File (PDF, DOCX, PPTX, XLSX, HTML, CSV, TXT, MD; up to 4.5 MB)">
             <input
               type="file"
-              accept=".pdf,.csv,.txt,.md,.markdown"
+              accept=".pdf,.docx,.pptx,.xlsx,.html,.htm,.csv,.txt,.md,.markdown"
               onChange={(e) => setFile(e.target.files?.[0] ?? null)}
             />
           </FormField>
         )}
         {mode === "url" && (
-          <FormField label="URL">
-            <input type="url" required value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://…" />
-          </FormField>
+          <>
+            <FormField label="URL (a page, or a sitemap to crawl)">
+              <input type="url" required value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://…" />
+            </FormField>
+            <FormField label="Keep fresh">
+              <select value={keepFresh} onChange={(e) => setKeepFresh(e.target.value as "" | "daily" | "weekly")}>
+                <option value="">No: fetch once</option>
+                <option value="daily">Fetch again daily</option>
+                <option value="weekly">Fetch again weekly</option>
+              </select>
+            </FormField>
+            <label className="row">
+              <input type="checkbox" checked={crawl} onChange={(e) => setCrawl(e.target.checked)} />
+              Crawl the pages it links to on the same host (robots.txt honoured), each a source of its own
+            </label>
+            {crawl && (
+              <FormField label={`Pages at most (1–${CRAWL_BOUNDS.maxPages})`}>
+                <input
+                  type="number"
+                  min={1}
+                  max={CRAWL_BOUNDS.maxPages}
+                  value={maxPages}
+                  onChange={(e) => setMaxPages(Number(e.target.value))}
+                />
+              </FormField>
+            )}
+          </>
         )}
         {mode === "text" && (
           <FormField label="Markdown">
@@ -123,6 +160,13 @@ export function KnowledgeSources({ knowledgebaseId, sources }: { knowledgebaseId
               <>
                 <Link href={`/knowledge/${knowledgebaseId}/sources/${source.id}`}>{source.name}</Link>
                 {source.url && <div className="muted">{source.url}</div>}
+                {(source.refresh || source.crawlId) && (
+                  <div className="muted">
+                    {[source.crawlId && "found by a crawl", source.refresh && `refreshed ${source.refresh}`]
+                      .filter(Boolean)
+                      .join(" · ")}
+                  </div>
+                )}
               </>
             ),
           },

@@ -1,36 +1,76 @@
 // Text extraction: every source ends up as markdown. PDF text with unpdf (pdf.js), CSV with
-// papaparse to a markdown table, HTML through Readability (boilerplate removed) and turndown.
-// The libraries are imported lazily: only indexing needs them. PDF, CSV and HTML (and every
-// fetched URL) are extracted in a child process with its own memory and time limits
-// (extraction-process.ts); this module is the work that process does.
+// papaparse to a markdown table, HTML through Readability (boilerplate removed) and turndown,
+// DOCX, PPTX and XLSX in office.ts. The libraries are imported lazily: only indexing needs them.
+// Everything but short inline text (and every fetched URL) is extracted in a child process with
+// its own memory and time limits (extraction-process.ts); this module is the work that process does.
 
 import { storableText } from "@/schemas/text";
+import { docxToMarkdown, isZip, officeTypeOf, pptxToMarkdown, xlsxToMarkdown, type OfficeType } from "./office";
+import { ExtractionFailed, htmlFragmentToMarkdown, markdownTable } from "./to-markdown";
 
-export class ExtractionFailed extends Error {
-  override readonly name = "ExtractionFailed";
+export { ExtractionFailed };
+
+export type SourceType = "markdown" | "text" | "pdf" | "csv" | "html" | OfficeType;
+
+const OFFICE_MIME: Record<string, OfficeType> = {
+  "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
+  "application/vnd.openxmlformats-officedocument.presentationml.presentation": "pptx",
+  "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "xlsx",
+};
+
+const OFFICE_TYPES = new Set<string>(["docx", "pptx", "xlsx"]);
+
+/** The type the bytes themselves show: DOCX, PPTX or XLSX by their zip entries; null otherwise. */
+export function typeOfBytes(bytes: Uint8Array): OfficeType | null {
+  return officeTypeOf(bytes);
 }
 
-export type SourceType = "markdown" | "text" | "pdf" | "csv" | "html";
-
-/** The type of an uploaded file, by extension, then by content type; null when unsupported. */
-export function typeOfFile(name: string, contentType = ""): SourceType | null {
+/**
+ * The type of an uploaded file; null when unsupported. A zip is what its entries say, whatever
+ * its name; a file named or labelled as an office file that is not one is refused. Otherwise by
+ * extension, then by content type. Without the bytes, by name and content type alone.
+ */
+export function typeOfFile(name: string, contentType = "", bytes?: Uint8Array): SourceType | null {
+  if (bytes && isZip(bytes)) return officeTypeOf(bytes);
   const extension = /\.([a-z0-9]+)$/i.exec(name)?.[1]?.toLowerCase();
-  if (extension === "pdf") return "pdf";
-  if (extension === "csv") return "csv";
-  if (extension === "txt" || extension === "text") return "text";
-  if (extension === "md" || extension === "markdown") return "markdown";
-  return typeOfContent(contentType, false);
+  const type = byExtension(extension) ?? typeOfContent(contentType);
+  if (type && OFFICE_TYPES.has(type) && bytes) return null;
+  return type;
+}
+
+function byExtension(extension: string | undefined): SourceType | null {
+  switch (extension) {
+    case "pdf":
+      return "pdf";
+    case "csv":
+      return "csv";
+    case "txt":
+    case "text":
+      return "text";
+    case "md":
+    case "markdown":
+      return "markdown";
+    case "html":
+    case "htm":
+      return "html";
+    case "docx":
+    case "pptx":
+    case "xlsx":
+      return extension;
+    default:
+      return null;
+  }
 }
 
 /** The type of a fetched document by its content type. */
-export function typeOfContent(contentType: string, allowHtml = true): SourceType | null {
+export function typeOfContent(contentType: string): SourceType | null {
   const mime = contentType.split(";")[0]!.trim().toLowerCase();
   if (mime === "application/pdf") return "pdf";
   if (mime === "text/csv") return "csv";
   if (mime === "text/markdown" || mime === "text/x-markdown") return "markdown";
   if (mime === "text/plain") return "text";
-  if (allowHtml && (mime === "text/html" || mime === "application/xhtml+xml")) return "html";
-  return null;
+  if (mime === "text/html" || mime === "application/xhtml+xml") return "html";
+  return OFFICE_MIME[mime] ?? null;
 }
 
 export interface ExtractOptions {
@@ -45,6 +85,9 @@ const LABELS: Record<SourceType, string> = {
   pdf: "The PDF's text",
   csv: "The CSV's text",
   html: "The page's text",
+  docx: "The DOCX's text",
+  pptx: "The PPTX's text",
+  xlsx: "The spreadsheet's text",
   markdown: "The document's text",
   text: "The document's text",
 };
@@ -60,35 +103,16 @@ function decodeText(bytes: Uint8Array): string {
     .replace(/\r\n?/g, "\n");
 }
 
-function cell(value: unknown): string {
-  return String(value ?? "")
-    .replace(/\|/g, "\\|")
-    .replace(/\r?\n/g, " ")
-    .trim();
-}
-
 export async function csvToMarkdown(text: string): Promise<string> {
   const { default: Papa } = await import("papaparse");
   const parsed = Papa.parse<string[]>(text.trim(), { skipEmptyLines: true });
   const rows = parsed.data.filter((row) => row.some((value) => String(value).trim() !== ""));
   if (rows.length === 0) throw new ExtractionFailed("The CSV file has no rows.");
-  const width = Math.max(...rows.map((row) => row.length));
-  const pad = (row: string[]) => Array.from({ length: width }, (_, i) => cell(row[i]));
-  const [header, ...body] = rows;
-  const lines = [
-    `| ${pad(header!).join(" | ")} |`,
-    `| ${Array(width).fill("---").join(" | ")} |`,
-    ...body.map((row) => `| ${pad(row).join(" | ")} |`),
-  ];
-  return lines.join("\n");
+  return markdownTable(rows);
 }
 
 export async function htmlToMarkdown(html: string, url?: string): Promise<{ title: string; markdown: string }> {
-  const [{ parseHTML }, { Readability }, { default: TurndownService }] = await Promise.all([
-    import("linkedom"),
-    import("@mozilla/readability"),
-    import("turndown"),
-  ]);
+  const [{ parseHTML }, { Readability }] = await Promise.all([import("linkedom"), import("@mozilla/readability")]);
   const { document } = parseHTML(html);
   const fallbackTitle = document.querySelector("title")?.textContent?.trim() ?? "";
   let content: string | null = null;
@@ -109,9 +133,7 @@ export async function htmlToMarkdown(html: string, url?: string): Promise<{ titl
     }
     content = again.body?.innerHTML ?? html;
   }
-  const turndown = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-" });
-  turndown.remove(["script", "style", "noscript"]);
-  const markdown = turndown.turndown(content).trim();
+  const markdown = await htmlFragmentToMarkdown(content);
   void url;
   return { title, markdown };
 }
@@ -165,6 +187,15 @@ export async function extractText(type: SourceType, bytes: Uint8Array, options: 
       break;
     case "pdf":
       text = await pdfToText(bytes, maxChars);
+      break;
+    case "docx":
+      text = await docxToMarkdown(bytes, maxChars);
+      break;
+    case "pptx":
+      text = await pptxToMarkdown(bytes, maxChars);
+      break;
+    case "xlsx":
+      text = await xlsxToMarkdown(bytes, maxChars);
       break;
   }
   text = storableText(text);

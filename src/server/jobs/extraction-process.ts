@@ -7,10 +7,16 @@ import { fork } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { logger } from "@/server/observability/log";
-import type { ExtractionAnswer, ExtractionDocument, ExtractionRequest } from "./extraction-child";
+import type {
+  ExtractionAnswer,
+  ExtractionDocument,
+  ExtractionRequest,
+  PageAnswer,
+  PageRequest,
+} from "./extraction-child";
 import { MAX_EXTRACTED_CHARS } from "./extract";
 
-export type { ExtractionAnswer, ExtractionDocument };
+export type { ExtractionAnswer, ExtractionDocument, PageAnswer, PageRequest };
 
 export interface ExtractionLimits {
   /** V8 old-space limit of the child (--max-old-space-size). */
@@ -93,16 +99,33 @@ export interface ExtractionRun {
 }
 
 /** Extracts one document in a child process under the limits. */
-export async function extractInChildProcess(
+export function extractInChildProcess(
   document: ExtractionDocument,
   limits: Partial<ExtractionLimits> = {},
   run: ExtractionRun = {},
 ): Promise<ExtractionAnswer> {
+  return inChildProcess<ExtractionAnswer>(document, limits, run);
+}
+
+/** Fetches a web page again or for a crawl, and extracts it, in a child process under the same limits. */
+export function extractPageInChildProcess(
+  page: PageRequest,
+  limits: Partial<ExtractionLimits> = {},
+  run: ExtractionRun = {},
+): Promise<PageAnswer> {
+  return inChildProcess<PageAnswer>(page, limits, run);
+}
+
+async function inChildProcess<Answer extends { ok: boolean }>(
+  document: ExtractionRequest["document"],
+  limits: Partial<ExtractionLimits>,
+  run: ExtractionRun,
+): Promise<Answer | { ok: false; message: string }> {
   const bounds = { ...EXTRACTION_LIMITS, ...limits };
   run.signal?.throwIfAborted();
   const release = await turn(run.signal);
   try {
-    return await new Promise<ExtractionAnswer>((resolve, reject) => {
+    return await new Promise<Answer | { ok: false; message: string }>((resolve, reject) => {
       // The child's own guard (see extraction-child.ts) ends it if this process dies, or a little after the time limit.
       const child = fork(workerEntry(), [String(process.pid), String(bounds.timeoutMs + 5000)], {
         cwd: process.cwd(),
@@ -149,7 +172,7 @@ export async function extractInChildProcess(
       child.stderr!.on("data", (chunk: Buffer) => {
         stderr = (stderr + chunk.toString()).slice(-4096);
       });
-      child.on("message", (message: ExtractionAnswer | { ready: true }) => {
+      child.on("message", (message: Answer | { ready: true }) => {
         if ("ready" in message) ready = true;
         else settle(() => resolve(message));
       });

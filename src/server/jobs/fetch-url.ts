@@ -44,6 +44,16 @@ export interface Fetched {
   url: string;
   contentType: string;
   bytes: Buffer;
+  /** The answer's validators, for a conditional request next time. */
+  validators: Validators;
+  /** A conditional request answered 304: the document is as it was (bytes empty). */
+  notModified: boolean;
+}
+
+/** ETag and Last-Modified of a fetched document, sent back as If-None-Match and If-Modified-Since. */
+export interface Validators {
+  etag: string | null;
+  lastModified: string | null;
 }
 
 const BLOCKED = new net.BlockList();
@@ -184,8 +194,26 @@ function pinnedLookup(pinned: { address: string; family: number }): net.LookupFu
   };
 }
 
-function requestOnce(url: URL, pinned: { address: string; family: number }, signal: AbortSignal, maxBytes: number) {
-  return new Promise<{ status: number; location?: string; contentType: string; bytes: Buffer }>((resolve, reject) => {
+/** A header value as one line of printable ASCII, or nothing (it is sent back in a request). */
+function headerValue(value: string | string[] | undefined): string | null {
+  const text = Array.isArray(value) ? value[0] : value;
+  return text && text.length <= 1024 && /^[\x20-\x7e]+$/.test(text) ? text : null;
+}
+
+function requestOnce(
+  url: URL,
+  pinned: { address: string; family: number },
+  signal: AbortSignal,
+  maxBytes: number,
+  validators?: Validators,
+) {
+  return new Promise<{
+    status: number;
+    location?: string;
+    contentType: string;
+    bytes: Buffer;
+    validators: Validators;
+  }>((resolve, reject) => {
     const client = url.protocol === "https:" ? https : http;
     const request = client.request(
       url,
@@ -195,6 +223,8 @@ function requestOnce(url: URL, pinned: { address: string; family: number }, sign
         headers: {
           "user-agent": "AtriumFetcher/1.0",
           accept: "text/html,text/markdown,text/plain,text/csv,application/pdf;q=0.9,*/*;q=0.5",
+          ...(validators?.etag ? { "if-none-match": validators.etag } : {}),
+          ...(validators?.lastModified ? { "if-modified-since": validators.lastModified } : {}),
         },
         lookup: pinnedLookup(pinned),
       },
@@ -202,7 +232,13 @@ function requestOnce(url: URL, pinned: { address: string; family: number }, sign
         const status = response.statusCode ?? 0;
         if (status >= 300 && status < 400 && response.headers.location) {
           response.resume();
-          resolve({ status, location: response.headers.location, contentType: "", bytes: Buffer.alloc(0) });
+          resolve({
+            status,
+            location: response.headers.location,
+            contentType: "",
+            bytes: Buffer.alloc(0),
+            validators: { etag: null, lastModified: null },
+          });
           return;
         }
         const declared = Number(response.headers["content-length"] ?? 0);
@@ -231,6 +267,10 @@ function requestOnce(url: URL, pinned: { address: string; family: number }, sign
             status,
             contentType: String(response.headers["content-type"] ?? ""),
             bytes: Buffer.concat(chunks),
+            validators: {
+              etag: headerValue(response.headers.etag),
+              lastModified: headerValue(response.headers["last-modified"]),
+            },
           }),
         );
         response.on("error", reject);
@@ -332,8 +372,9 @@ export async function pinnedFetch(
 /**
  * Fetches an http(s) URL its purpose may reach, following redirects as content (public addresses
  * only, whatever the first URL's purpose); throws FetchRefused with a reason a person can act on.
+ * With `validators` the request is conditional, and a 304 answers `notModified`.
  */
-export async function fetchUrl(target: string, policy: FetchPolicy): Promise<Fetched> {
+export async function fetchUrl(target: string, policy: FetchPolicy, validators?: Validators): Promise<Fetched> {
   const timeoutMs = policy.timeoutMs ?? 15_000;
   const maxBytes = policy.maxBytes ?? 10 * 1024 * 1024;
   const maxRedirects = policy.maxRedirects ?? 5;
@@ -350,15 +391,17 @@ export async function fetchUrl(target: string, policy: FetchPolicy): Promise<Fet
         throw new FetchRefused(`Only http and https URLs can be fetched, not ${url.protocol}`);
       if (url.username || url.password) throw new FetchRefused("URLs with credentials cannot be fetched.");
       const pinned = await resolveChecked(url, redirects === 0 ? policy : { purpose: "content", allow: policy.allow });
-      const result = await requestOnce(url, pinned, signal, maxBytes);
+      const result = await requestOnce(url, pinned, signal, maxBytes, validators);
       if (result.location) {
         if (redirects >= maxRedirects) throw new FetchRefused(`Too many redirects (more than ${maxRedirects}).`);
         url = new URL(result.location, url);
         continue;
       }
+      if (result.status === 304 && validators)
+        return { url: url.href, contentType: "", bytes: result.bytes, validators, notModified: true };
       if (result.status < 200 || result.status >= 300)
         throw new FetchRefused(`The server answered HTTP ${result.status} for ${url.href}.`);
-      return { url: url.href, contentType: result.contentType, bytes: result.bytes };
+      return { ...result, url: url.href, notModified: false };
     }
   } catch (error) {
     if (error instanceof FetchRefused) throw error;

@@ -9,49 +9,26 @@
 // document that passes a limit, or whose worker dies, fails at once, so a poison pill is never
 // handed to another process. Every failure ends `failed` with a reason a person can act on.
 import { randomUUID } from "node:crypto";
+import type { Prisma } from "@/generated/prisma/client";
 import { retryOnConflict, type Db } from "@/server/db";
 import { databaseUnavailableKind } from "@/server/errors";
 import { logger } from "@/server/observability/log";
 import { inSpan } from "@/server/observability/tracing";
 import { recordEvent, type EventInput } from "@/server/services/events";
 import { toSource } from "@/server/services/support/source-shape";
-import { chunkMarkdown, type Chunk } from "./chunking";
+import { chunkMarkdown } from "./chunking";
+import { runCrawlOnce } from "./crawl";
 import { runEmbeddingOnce } from "./embedding";
 import { ExtractionFailed, extractText, type SourceType } from "./extract";
-import { extractInChildProcess, ExtractionUnavailable, type ExtractionLimits } from "./extraction-process";
-import type { FetchLimits } from "./fetch-url";
+import type { ExtractedDocument } from "./extraction-child";
+import { extractInChildProcess, extractPageInChildProcess, ExtractionUnavailable } from "./extraction-process";
+import type { Validators } from "./fetch-url";
+import type { ClaimedJob, IndexingOptions } from "./indexing-options";
+import { runRefreshOnce } from "./refresh";
+import { fetchedNow } from "./refresh-schedule";
+import { insertChunks, lockSource, replaceChunks } from "./source-writes";
 
-export interface IndexingOptions {
-  /** Bounds of URL sources' fetches (always public addresses only); tests allow their local server here. */
-  fetchLimits?: FetchLimits;
-  /** How long a claim holds before another worker may take the job over. */
-  leaseMs?: number;
-  /** Time allowed for one attempt. */
-  attemptTimeoutMs?: number;
-  /** Attempts before the source fails. */
-  maxAttempts?: number;
-  /** Total time from the first attempt before the source fails. */
-  maxTotalMs?: number;
-  /** Jobs claimed per round. */
-  batch?: number;
-  /** Called after a job is claimed, before it is worked on (tests use it to simulate a crash). */
-  afterClaim?: (job: ClaimedJob) => Promise<void> | void;
-  /** Bounds of the extraction child process (defaults: EXTRACTION_LIMITS). */
-  extraction?: Partial<ExtractionLimits>;
-  /** Called with the pid of each extraction child once started (tests kill it). */
-  onExtractionWorker?: (pid: number) => void;
-  /** Time allowed for writing a source's chunks and result (one transaction); each statement and lock wait too. */
-  writeTimeoutMs?: number;
-}
-
-export interface ClaimedJob {
-  id: string;
-  sourceId: string;
-  claimToken: string;
-  attempts: number;
-  startedAt: Date;
-  lastError: string | null;
-}
+export type { ClaimedJob, IndexingOptions };
 
 const DEFAULTS = {
   leaseMs: 60_000,
@@ -66,14 +43,32 @@ const DEFAULTS = {
   writeTimeoutMs: 60_000,
 } satisfies Partial<IndexingOptions>;
 
-/** Chunks per insert statement: each statement stays small, whatever the document's size. */
-export const CHUNK_WRITE_BATCH = 500;
 /** How long the write waits for a free database connection before the attempt fails. */
 const WRITE_MAX_WAIT_MS = 10_000;
 
 /** A problem with the document itself: the source fails at once, whatever attempts are left. */
 class PermanentFailure extends Error {
   override readonly name = "PermanentFailure";
+}
+
+/** Chunks written per transaction: a larger document is written in several, with its progress between them. */
+export const CHUNKS_PER_TRANSACTION = 1_000;
+
+/** The claim was taken over while the document was written: this worker stops writing. */
+class LostClaim extends Error {
+  override readonly name = "LostClaim";
+}
+
+/** Writing a large document failed part-way: the cause, and how far it got. */
+class BatchWriteFailed extends Error {
+  override readonly name = "BatchWriteFailed";
+  constructor(
+    override readonly cause: unknown,
+    readonly written: number,
+    readonly total: number,
+  ) {
+    super("writing the chunks failed");
+  }
 }
 
 /** A passing problem whose message a person may read (the attempt took too long, ...). */
@@ -89,6 +84,8 @@ const seconds = (ms: number) => `${ms < 1000 ? ms / 1000 : Math.round(ms / 1000)
  * database-internal text; anything else is logged and named by its kind only.
  */
 function plainReason(error: unknown, writeTimeoutMs: number): string {
+  if (error instanceof BatchWriteFailed)
+    return `${plainReason(error.cause, writeTimeoutMs)}, with ${error.written.toLocaleString("en-US")} of ${error.total.toLocaleString("en-US")} chunks written`;
   if (error instanceof TransientFailure || error instanceof ExtractionUnavailable) return error.message;
   const unavailable = databaseUnavailableKind(error);
   if (unavailable) return `the database could not be reached (${unavailable})`;
@@ -144,16 +141,6 @@ function sourceEvent(
   };
 }
 
-/**
- * Locks the source row for the rest of the transaction; false when it is gone. Every transaction
- * that writes a source and its job or chunks takes the source first, as deleting a source does
- * (the row, then its job and chunks by cascade): the other order waits in a cycle with a delete.
- */
-async function lockSource(tx: Pick<Db, "$queryRaw">, sourceId: string): Promise<boolean> {
-  const rows = await tx.$queryRaw<unknown[]>`select 1 from sources where id = ${sourceId}::uuid for no key update`;
-  return rows.length === 1;
-}
-
 async function failSource(db: Db, job: ClaimedJob, message: string): Promise<void> {
   await retryOnConflict(() =>
     db.$transaction(async (tx) => {
@@ -166,6 +153,8 @@ async function failSource(db: Db, job: ClaimedJob, message: string): Promise<voi
         where: { id: job.sourceId, status: "processing" },
         data: { status: "failed", errorMessage: message },
       });
+      // The chunks an attempt wrote part-way (a large document's first transactions).
+      if (count === 1) await tx.$executeRaw`delete from source_chunks where source_id = ${job.sourceId}::uuid`;
       const source =
         count === 1
           ? // Unscoped: the source a job names (see above).
@@ -223,17 +212,27 @@ function renewLease(db: Db, job: ClaimedJob, leaseMs: number): () => void {
  */
 export const INLINE_CHUNKING_MAX_BYTES = 64 * 1024;
 
-/** The text and chunks of a source: short inline text here, anything else in an extraction child process. */
+/** The text and chunks of a source (and a fetched one's validators): short inline text here, anything else in an extraction child process. */
 async function documentOf(
   source: { type: string; url: string | null; content: Uint8Array | null },
   options: IndexingOptions,
   signal: AbortSignal,
-): Promise<{ text: string; type: SourceType; sizeBytes: number; chunks: Chunk[] }> {
+): Promise<ExtractedDocument & { validators?: Validators }> {
   const maxChars = options.extraction?.maxChars;
   const type = source.type as SourceType;
   const bytes = source.content ?? new Uint8Array();
-  const fetched = Boolean(source.url && !source.content);
-  if (!fetched && (type === "markdown" || type === "text") && bytes.byteLength <= INLINE_CHUNKING_MAX_BYTES) {
+  const run = { signal, onWorker: options.onExtractionWorker };
+  if (source.url && !source.content) {
+    const page = await extractPageInChildProcess(
+      { kind: "page", url: source.url, limits: options.fetchLimits, links: false },
+      options.extraction,
+      run,
+    );
+    if (!page.ok) throw new PermanentFailure(page.message);
+    if (page.notModified || !page.document) throw new PermanentFailure("The URL is a sitemap, not a document.");
+    return { ...page.document, validators: page.validators };
+  }
+  if ((type === "markdown" || type === "text") && bytes.byteLength <= INLINE_CHUNKING_MAX_BYTES) {
     try {
       const text = await extractText(type, bytes, { maxChars });
       return { text, type, sizeBytes: bytes.byteLength, chunks: chunkMarkdown(text) };
@@ -242,14 +241,7 @@ async function documentOf(
       throw error;
     }
   }
-  const answer = await extractInChildProcess(
-    fetched ? { kind: "url", url: source.url!, limits: options.fetchLimits } : { kind: "bytes", type, bytes },
-    options.extraction,
-    {
-      signal,
-      onWorker: options.onExtractionWorker,
-    },
-  );
+  const answer = await extractInChildProcess({ kind: "bytes", type, bytes }, options.extraction, run);
   if (!answer.ok) throw new PermanentFailure(answer.message);
   return answer;
 }
@@ -261,41 +253,67 @@ async function indexSource(db: Db, job: ClaimedJob, options: IndexingOptions, si
     await db.$executeRaw`delete from index_jobs where id = ${job.id}::uuid and claim_token = ${job.claimToken}::uuid`;
     return;
   }
-  const { text, type, sizeBytes, chunks } = await documentOf(source, options, signal);
+  const { text, type, sizeBytes, chunks, validators } = await documentOf(source, options, signal);
   const writeTimeoutMs = options.writeTimeoutMs ?? DEFAULTS.writeTimeoutMs;
-  await retryOnConflict(() =>
-    db.$transaction(
-      async (tx) => {
-        // Every statement and lock wait ends within the write's time, so the timeout is kept.
-        await tx.$executeRaw`select set_config('statement_timeout', ${String(writeTimeoutMs)}, true),
-          set_config('lock_timeout', ${String(writeTimeoutMs)}, true)`;
-        if (!(await lockSource(tx, source.id))) return;
-        // Only the current holder of the claim may write the result.
-        const owned =
-          await tx.$executeRaw`delete from index_jobs where id = ${job.id}::uuid and claim_token = ${job.claimToken}::uuid`;
-        if (owned !== 1) return;
-        await tx.sourceChunk.deleteMany({ where: { sourceId: source.id } });
-        for (let first = 0; first < chunks.length; first += CHUNK_WRITE_BATCH) {
-          const batch = chunks.slice(first, first + CHUNK_WRITE_BATCH);
-          await tx.$executeRaw`
-          insert into source_chunks (id, source_id, knowledgebase_id, position, text, heading)
-          select gen_random_uuid(), ${source.id}::uuid, ${source.knowledgebaseId}::uuid, c.position, c.text, c.heading
-          from unnest(${batch.map((_, i) => first + i)}::int[], ${batch.map((c) => c.text)}::text[], ${batch.map((c) => c.heading)}::text[]) as c(position, text, heading)`;
-        }
-        const ready = await tx.source.update({
-          where: { id: source.id, organizationId: source.organizationId },
-          data: { status: "ready", text, type, errorMessage: null, ...(source.content ? {} : { sizeBytes }) },
-          omit: { content: true, text: true },
-        });
-        await recordEvent(
-          tx,
-          { kind: "system", organizationId: source.organizationId },
-          sourceEvent("source.ready", ready, "ready"),
-        );
-      },
-      { maxWait: WRITE_MAX_WAIT_MS, timeout: writeTimeoutMs },
-    ),
-  );
+  const write = (work: (tx: Prisma.TransactionClient) => Promise<void>) =>
+    retryOnConflict(() =>
+      db.$transaction(
+        async (tx) => {
+          // Every statement and lock wait ends within the write's time, so the timeout is kept.
+          await tx.$executeRaw`select set_config('statement_timeout', ${String(writeTimeoutMs)}, true),
+            set_config('lock_timeout', ${String(writeTimeoutMs)}, true)`;
+          if (await lockSource(tx, source.id)) await work(tx);
+        },
+        { maxWait: WRITE_MAX_WAIT_MS, timeout: writeTimeoutMs },
+      ),
+    );
+  // A large document is written in several transactions of CHUNKS_PER_TRANSACTION chunks, each
+  // by the holder of the claim only, its progress on the job in between (the source page shows
+  // it); the source is searchable once the last one marks it ready.
+  const last = Math.max(0, Math.ceil(chunks.length / CHUNKS_PER_TRANSACTION) - 1);
+  let written = 0;
+  try {
+    for (let batch = 0; batch < last; batch++) {
+      const slice = chunks.slice(written, written + CHUNKS_PER_TRANSACTION);
+      await write(async (tx) => {
+        const owned = await tx.$executeRaw`update index_jobs set chunks_written = ${written + slice.length},
+            chunks_total = ${chunks.length}
+          where id = ${job.id}::uuid and claim_token = ${job.claimToken}::uuid`;
+        if (owned !== 1) throw new LostClaim();
+        if (batch === 0) await tx.$executeRaw`delete from source_chunks where source_id = ${source.id}::uuid`;
+        await insertChunks(tx, source, slice, written);
+      });
+      written += slice.length;
+    }
+    await write(async (tx) => {
+      // Only the current holder of the claim may write the result.
+      const owned =
+        await tx.$executeRaw`delete from index_jobs where id = ${job.id}::uuid and claim_token = ${job.claimToken}::uuid`;
+      if (owned !== 1) return;
+      if (last === 0) await replaceChunks(tx, source, chunks);
+      else await insertChunks(tx, source, chunks.slice(written), written);
+      const ready = await tx.source.update({
+        where: { id: source.id, organizationId: source.organizationId },
+        data: {
+          status: "ready",
+          text,
+          type,
+          errorMessage: null,
+          ...(source.content ? {} : { sizeBytes }),
+          ...(validators && fetchedNow(source.refresh, validators)),
+        },
+        omit: { content: true, text: true },
+      });
+      await recordEvent(
+        tx,
+        { kind: "system", organizationId: source.organizationId },
+        sourceEvent("source.ready", ready, "ready"),
+      );
+    });
+  } catch (error) {
+    if (error instanceof LostClaim) return;
+    throw chunks.length > CHUNKS_PER_TRANSACTION ? new BatchWriteFailed(error, written, chunks.length) : error;
+  }
 }
 
 /** Works on one claimed job: ready, failed (permanent problem or out of attempts/time), or queued again. */
@@ -456,6 +474,9 @@ export function startIndexWorker(
       let claimed = 0;
       try {
         claimed = await runIndexingOnce(db, options, held);
+        // Then the pages crawls have queued, then the URL sources due for a refresh.
+        if (claimed === 0) claimed = await runCrawlOnce(db, options);
+        if (claimed === 0) claimed = await runRefreshOnce(db, options);
         // Documents first; when none is waiting, the embeddings of hybrid search. Looking for
         // rows to embed reads every page and chunk of organizations with an embedding model, so
         // it runs every embeddingPollMs while it finds nothing, at once again while it finds work.

@@ -2,7 +2,7 @@
 // server-side, or an uploaded file. Adding one answers 202 at once: indexing runs in the
 // background (src/server/jobs/indexing.ts), or the source waits for review when the
 // organization reviews agent writes.
-import { SOURCE_PREVIEW, type Source, type SourceDetail, type SourceWriteResult } from "@/schemas/source";
+import { CRAWL_BOUNDS, SOURCE_PREVIEW, type Source, type SourceDetail, type SourceWriteResult } from "@/schemas/source";
 import type { Actor, AuditDoor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import { retryOnConflict, type Db } from "@/server/db";
@@ -15,9 +15,20 @@ import { recordEvent } from "./events";
 import { authorOf, findKnowledgebase, refuseOverPlanCap, reviewsWritesOf } from "./support/knowledge-access";
 import { toSource } from "./support/source-shape";
 
+/** The time the transaction storing a new source (its document up to 4.5 MB) gets. */
+const SOURCE_WRITE_TRANSACTION = { timeout: 30_000, maxWait: 10_000 };
+
 /** What to add: inline content, a URL or an uploaded file. */
 export type NewSource =
-  | { knowledgebaseId: string; name?: string; contentMarkdown?: string; contentText?: string; url?: string }
+  | {
+      knowledgebaseId: string;
+      name?: string;
+      contentMarkdown?: string;
+      contentText?: string;
+      url?: string;
+      refresh?: "daily" | "weekly";
+      crawl?: { maxPages: number; sameHost: true; maxDepth?: number };
+    }
   | { knowledgebaseId: string; name?: string; file: { name: string; contentType: string; bytes: Buffer } };
 
 function describe(input: NewSource): {
@@ -27,10 +38,14 @@ function describe(input: NewSource): {
   content: Buffer | null;
 } {
   if ("file" in input) {
-    const type = typeOfFile(input.file.name, input.file.contentType);
+    const type = typeOfFile(input.file.name, input.file.contentType, input.file.bytes);
     if (!type) {
       throw invalidRequest([
-        { path: "file", message: "Upload a PDF, CSV, TXT or MD file (by extension or content type)" },
+        {
+          path: "file",
+          message:
+            "Upload a PDF, DOCX, PPTX, XLSX, HTML, CSV, TXT or MD file (by extension or content type; an office file by its content)",
+        },
       ]);
     }
     if (input.file.bytes.byteLength === 0) throw invalidRequest([{ path: "file", message: "The file is empty" }]);
@@ -76,11 +91,34 @@ export const createSource = guarded(
     const document = describe(input);
     const knowledgebase = await findKnowledgebase(db, actor, input.knowledgebaseId);
     const reviewed = await reviewsWritesOf(db, actor);
+    const crawl = "crawl" in input && input.crawl ? input.crawl : null;
+    const refresh = "refresh" in input ? (input.refresh ?? null) : null;
+    if (crawl && reviewed)
+      throw invalidRequest([
+        {
+          path: "crawl",
+          message:
+            "This organization reviews agent writes: a crawl, whose pages would each wait for review, cannot be started with a key. Add the start URL alone, or crawl from the console.",
+        },
+      ]);
     const { authorMemberId, keyId } = authorOf(actor);
-    const { row, reviewId } = await db.$transaction(async (tx) => {
+    const { row, reviewId, crawlRow } = await db.$transaction(async (tx) => {
       await refuseOverPlanCap(tx, actor, "maxSourcesPerKnowledgebase", knowledgebase.id, () =>
         tx.source.count({ where: { knowledgebaseId: knowledgebase.id } }),
       );
+      const crawlRow = crawl
+        ? await tx.crawl.create({
+            data: {
+              organizationId: actor.organizationId,
+              knowledgebaseId: knowledgebase.id,
+              startUrl: document.url!,
+              maxPages: crawl.maxPages,
+              maxDepth: crawl.maxDepth ?? CRAWL_BOUNDS.defaultDepth,
+              refresh,
+              createdVia: via,
+            },
+          })
+        : null;
       const row = await tx.source.create({
         data: {
           organizationId: actor.organizationId,
@@ -92,6 +130,8 @@ export const createSource = guarded(
           content: document.content ? new Uint8Array(document.content) : null,
           sizeBytes: document.content?.byteLength ?? 0,
           createdVia: via,
+          refresh,
+          crawlId: crawlRow?.id ?? null,
         },
         // Not the document back (up to 4.5 MB): reading it into the answer took seconds under load.
         omit: { content: true, text: true },
@@ -119,6 +159,9 @@ export const createSource = guarded(
           target: { type: "review", id: review.id, label: row.name },
           data: { id: review.id, kind: "source", status: "pending", reviewPath: `/reviews/${review.id}` },
         });
+      } else if (crawlRow) {
+        // The crawl's worker fetches the start page (and what it links to) itself.
+        await tx.crawlPage.create({ data: { crawlId: crawlRow.id, url: row.url!, depth: 0, sourceId: row.id } });
       } else {
         await enqueueIndexing(tx, row.id);
       }
@@ -129,15 +172,23 @@ export const createSource = guarded(
       await recordEvent(tx, actor, {
         action: "source.create",
         target: { type: "source", id: row.id, label: row.name },
-        changes: { name: [null, row.name], type: [null, row.type], url: [null, row.url] },
+        changes: {
+          name: [null, row.name],
+          type: [null, row.type],
+          url: [null, row.url],
+          ...(refresh ? { refresh: [null, refresh] } : {}),
+          ...(crawlRow ? { crawl: [null, { maxPages: crawlRow.maxPages, maxDepth: crawlRow.maxDepth }] } : {}),
+        },
       });
-      return { row, reviewId };
-    });
+      return { row, reviewId, crawlRow };
+      // Storing a 4.5 MB document takes seconds on a loaded machine: Prisma's default 5 s failed such uploads with 500.
+    }, SOURCE_WRITE_TRANSACTION);
     wakeIndexWorker();
     return {
       status: reviewed ? "pending_review" : "processing",
       source: toSource(row),
       reviewPath: reviewId ? `/reviews/${reviewId}` : null,
+      crawl: crawlRow && { id: crawlRow.id, maxPages: crawlRow.maxPages, maxDepth: crawlRow.maxDepth },
     };
   },
 );
@@ -194,7 +245,7 @@ export const getSourceDetail = guarded(
     input: { knowledgebaseId: string; sourceId: string },
   ): Promise<SourceDetail> {
     const row = await findSource(db, actor, input);
-    const [[text], chunks, chunkCount, job] = await Promise.all([
+    const [[text], chunks, chunkCount, job, refreshes] = await Promise.all([
       db.$queryRaw<{ preview: string; chars: number }[]>`
       select left(coalesce(text, ''), ${SOURCE_PREVIEW.textChars}) as preview, char_length(coalesce(text, ''))::int as chars
       from sources where id = ${row.id}::uuid and organization_id = ${actor.organizationId}::uuid`,
@@ -204,6 +255,11 @@ export const getSourceDetail = guarded(
       order by position limit ${SOURCE_PREVIEW.chunks}`,
       db.sourceChunk.count({ where: { sourceId: row.id, knowledgebaseId: input.knowledgebaseId } }),
       db.indexJob.findUnique({ where: { sourceId: row.id } }),
+      db.sourceRefresh.findMany({
+        where: { sourceId: row.id, organizationId: actor.organizationId },
+        orderBy: { at: "desc" },
+        take: SOURCE_PREVIEW.refreshes,
+      }),
     ]);
     return {
       source: toSource(row),
@@ -223,7 +279,15 @@ export const getSourceDetail = guarded(
         queuedAt: job.createdAt.toISOString(),
         startedAt: job.startedAt?.toISOString() ?? null,
         runAfter: job.runAfter.toISOString(),
+        chunksWritten: job.chunksWritten,
+        chunksTotal: job.chunksTotal,
       },
+      refreshes: refreshes.map((refresh) => ({
+        at: refresh.at.toISOString(),
+        outcome: refresh.outcome as "changed" | "unchanged" | "failed",
+        summary: refresh.summary,
+      })),
+      refreshDueAt: row.refreshDueAt?.toISOString() ?? null,
     };
   },
 );

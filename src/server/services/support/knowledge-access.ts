@@ -36,7 +36,7 @@ const PLAN_CAPS = {
  */
 export async function refuseOverPlanCap(
   tx: Tx,
-  actor: Actor,
+  actor: Pick<Actor, "organizationId">,
   cap: keyof typeof PLAN_CAPS,
   scope: string,
   countUsed: () => Promise<number>,

@@ -15,6 +15,10 @@ export type SourceRow = {
   createdVia: string;
   createdAt: Date;
   updatedAt: Date;
+  refresh: string | null;
+  checkedAt: Date | null;
+  refreshError: string | null;
+  crawlId: string | null;
 };
 
 export function toSource(row: SourceRow): Source {
@@ -31,5 +35,9 @@ export function toSource(row: SourceRow): Source {
     sizeBytes: row.sizeBytes,
     errorMessage: row.errorMessage ?? "",
     createdVia: row.createdVia,
+    refresh: row.refresh === "daily" || row.refresh === "weekly" ? row.refresh : null,
+    checkedAt: row.checkedAt?.toISOString() ?? null,
+    refreshError: row.refreshError ?? "",
+    crawlId: row.crawlId,
   };
 }

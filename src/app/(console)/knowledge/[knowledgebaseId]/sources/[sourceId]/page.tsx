@@ -65,6 +65,27 @@ export default function SourcePage() {
               <dd className="wrap-anywhere">{source.url}</dd>
             </>
           )}
+          {source.refresh && (
+            <>
+              <dt>Kept fresh</dt>
+              <dd data-testid="source-refresh">
+                {source.refresh}; last fetched {when(source.checkedAt)}, next {when(data.refreshDueAt)}
+                {source.refreshError && (
+                  <div className="failure-reason">
+                    The last refresh failed (the text below is the last good one): {source.refreshError}
+                  </div>
+                )}
+              </dd>
+            </>
+          )}
+          {source.crawlId && (
+            <>
+              <dt>Crawl</dt>
+              <dd>
+                found by crawl <code>{source.crawlId}</code>
+              </dd>
+            </>
+          )}
           <dt>Search</dt>
           <dd>{source.disabled ? "disabled" : source.searchable ? "searchable" : "not searchable"}</dd>
           {job && (
@@ -72,6 +93,12 @@ export default function SourcePage() {
               <dt>Indexing</dt>
               <dd data-testid="source-job">
                 {job.status} since {when(job.startedAt ?? job.queuedAt)}, attempt {job.attempts}
+                {job.chunksTotal > 0 && (
+                  <div data-testid="source-progress">
+                    <progress max={job.chunksTotal} value={job.chunksWritten} aria-label="Chunks written" />{" "}
+                    {job.chunksWritten.toLocaleString()} of {job.chunksTotal.toLocaleString()} chunks written
+                  </div>
+                )}
                 {job.lastError && <div className="failure-reason">Last attempt: {job.lastError}</div>}
               </dd>
             </>
@@ -88,6 +115,27 @@ export default function SourcePage() {
         )}
         <ErrorAlert error={retry.error} />
       </Panel>
+
+      {source.refresh && (
+        <Panel title="Refreshes">
+          <DataTable
+            label="Refreshes table"
+            rows={data.refreshes}
+            rowKey={(check) => check.at}
+            rowTestId="source-refresh-check"
+            empty="Not fetched again yet."
+            columns={[
+              { key: "at", header: "When", nowrap: true, cell: (check) => when(check.at) },
+              { key: "outcome", header: "Outcome", nowrap: true, cell: (check) => check.outcome },
+              {
+                key: "summary",
+                header: "What changed",
+                cell: (check) => <span className="chunk-text">{check.summary}</span>,
+              },
+            ]}
+          />
+        </Panel>
+      )}
 
       <Panel title="Extracted text">
         {data.textChars === 0 ? (
