@@ -10,13 +10,17 @@ import { requestIdFor } from "./envelope";
 import { isAppError, logIfUnexpected, toAppError } from "@/server/errors";
 import { portalPath, resolvePortal } from "@/server/services/portals";
 import { publicOrigin } from "@/env";
+import { startSamlSignIn } from "@/server/services/saml";
 import {
   finishSsoSignIn,
   OIDC_STATE_COOKIE,
   organizationForMemberEmail,
+  ssoProtocol,
   ssoRefusal,
   startSsoSignIn,
+  type SsoStart,
 } from "@/server/services/sso";
+import { startSamlResponse } from "./saml";
 
 export interface OidcHandlerOptions {
   db: () => Db;
@@ -51,22 +55,22 @@ export function createOidcStartHandler(options: OidcHandlerOptions) {
     let portalSlug: string | null = null;
     try {
       const db = options.db();
-      let started: { url: string; state: string };
+      let start: SsoStart;
       if (portalRef) {
         const portal = await resolvePortal(db, portalRef.slice(0, 200));
         portalSlug = portal.slug;
         if (portal.signIn === "email_code") throw ssoRefusal("This portal signs in with an email code.");
-        started = await startSsoSignIn(db, {
-          kind: "end_user",
-          organizationId: portal.organizationId,
-          portalId: portal.id,
-        });
+        start = { kind: "end_user", organizationId: portal.organizationId, portalId: portal.id };
       } else {
         const email = (url.searchParams.get("email") ?? "").slice(0, 320);
         const connection = email ? await organizationForMemberEmail(db, email) : null;
         if (!connection) throw ssoRefusal("No organization signs in this email address with single sign-on.");
-        started = await startSsoSignIn(db, { kind: "member", organizationId: connection.organizationId });
+        start = { kind: "member", organizationId: connection.organizationId };
       }
+      // The sign-in pages' one button: an organization connected over SAML goes there instead.
+      if ((await ssoProtocol(db, start.organizationId)) === "saml")
+        return await startSamlResponse(request, () => startSamlSignIn(db, start));
+      const started = await startSsoSignIn(db, start);
       return new Response(null, {
         status: 303,
         headers: [

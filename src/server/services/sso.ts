@@ -32,33 +32,52 @@ const DOMAIN = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](
 /** What the console and CLI see of a connection: never the secret. */
 export interface SsoConnectionView {
   id: string;
+  protocol: "oidc" | "saml";
+  /** OpenID Connect: the issuer URL; SAML: the identity provider's entity id. */
   issuer: string;
-  clientId: string;
+  clientId: string | null;
+  /** SAML only (null for OpenID Connect). */
+  saml: { ssoUrl: string; certificates: number; metadataUrl: string | null } | null;
   domains: string[];
   displayName: string;
   createdAt: string;
   updatedAt: string;
 }
 
-function toView(row: {
+export interface SsoConnectionRow {
   id: string;
+  protocol: string;
   issuer: string;
-  clientId: string;
+  clientId: string | null;
+  samlSsoUrl: string | null;
+  samlCertificates: string[];
+  samlMetadataUrl: string | null;
   domains: string[];
   displayName: string;
   createdAt: Date;
   updatedAt: Date;
-}): SsoConnectionView {
+}
+
+export function toView(row: SsoConnectionRow): SsoConnectionView {
+  const saml = row.protocol === "saml";
   return {
     id: row.id,
+    protocol: saml ? "saml" : "oidc",
     issuer: row.issuer,
     clientId: row.clientId,
+    saml: saml
+      ? { ssoUrl: row.samlSsoUrl ?? "", certificates: row.samlCertificates.length, metadataUrl: row.samlMetadataUrl }
+      : null,
     domains: row.domains,
     displayName: row.displayName,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
 }
+
+/** The rows of a connection of the other protocol, cleared when an organization switches. */
+export const NO_OIDC = { clientId: null, clientSecretCiphertext: null } as const;
+export const NO_SAML = { samlSsoUrl: null, samlCertificates: [], samlMetadataUrl: null } as const;
 
 export function redirectUri(): string {
   return `${publicOrigin()}${OIDC_CALLBACK_PATH}`;
@@ -79,7 +98,7 @@ async function checkIssuer(issuer: string): Promise<string> {
   return url.href.replace(/\/$/, "");
 }
 
-function normalizeDomains(domains: readonly string[]): string[] {
+export function normalizeDomains(domains: readonly string[]): string[] {
   const result = [...new Set(domains.map((domain) => domain.trim().toLowerCase()).filter(Boolean))];
   if (result.length > MAX_DOMAINS)
     throw invalidRequest([{ path: "domains", message: `At most ${MAX_DOMAINS} domains` }]);
@@ -108,19 +127,10 @@ export const setSsoConnection = guarded(
     const domains = normalizeDomains(input.domains ?? []);
     const displayName = (input.displayName ?? "").trim().slice(0, 100);
     const existing = await db.ssoConnection.findUnique({ where: { organizationId: actor.organizationId } });
-    if (!existing && input.clientSecret === undefined)
+    // A connection that was SAML has no secret to keep.
+    if (existing?.protocol !== "oidc" && input.clientSecret === undefined)
       throw invalidRequest([{ path: "clientSecret", message: "Required" }]);
-    if (domains.length) {
-      const taken = await db.ssoConnection.findFirst({
-        where: { organizationId: { not: actor.organizationId }, domains: { hasSome: domains } },
-        select: { domains: true },
-      });
-      if (taken)
-        throw new AppError(
-          "conflict",
-          `Another organization signs in ${taken.domains.find((domain) => domains.includes(domain))} with its own identity provider.`,
-        );
-    }
+    await requireDomainsFree(db, actor.organizationId, domains);
     const secret =
       input.clientSecret === undefined
         ? {}
@@ -136,11 +146,20 @@ export const setSsoConnection = guarded(
           displayName,
           clientSecretCiphertext: secret.clientSecretCiphertext!,
         },
-        update: { issuer, clientId: input.clientId.trim(), domains, displayName, ...secret },
+        update: {
+          protocol: "oidc",
+          issuer,
+          clientId: input.clientId.trim(),
+          domains,
+          displayName,
+          ...secret,
+          ...NO_SAML,
+        },
       });
     const row = await recorded(db, actor, upsert, (saved) => {
       const changes: Record<string, readonly [unknown, unknown]> = existing
         ? changesBetween({ ...toView(existing) }, { ...toView(saved) }, [
+            "protocol",
             "issuer",
             "clientId",
             "domains",
@@ -159,6 +178,20 @@ export const setSsoConnection = guarded(
     return toView(row);
   },
 );
+
+/** A domain signs in members of one organization of the installation. */
+export async function requireDomainsFree(db: Db, organizationId: string, domains: readonly string[]): Promise<void> {
+  if (!domains.length) return;
+  const taken = await db.ssoConnection.findFirst({
+    where: { organizationId: { not: organizationId }, domains: { hasSome: [...domains] } },
+    select: { domains: true },
+  });
+  if (taken)
+    throw new AppError(
+      "conflict",
+      `Another organization signs in ${taken.domains.find((domain) => domains.includes(domain))} with its own identity provider.`,
+    );
+}
 
 export const getSsoConnection = guarded(
   { may: "settings" },
@@ -186,13 +219,16 @@ export const removeSsoConnection = guarded(
 
 interface ConnectionRow {
   organizationId: string;
+  protocol: string;
   issuer: string;
-  clientId: string;
-  clientSecretCiphertext: string;
+  clientId: string | null;
+  clientSecretCiphertext: string | null;
 }
 
 /** The provider's configuration by discovery, every request through the integration fetch. */
 async function discover(connection: ConnectionRow): Promise<oidc.Configuration> {
+  if (connection.protocol !== "oidc" || !connection.clientId || !connection.clientSecretCiphertext)
+    throw ssoRefusal("This organization signs in with SAML, not OpenID Connect.");
   const options: oidc.DiscoveryRequestOptions = {
     [oidc.customFetch]: guardedFetch as oidc.CustomFetch,
     timeout: DISCOVERY_TIMEOUT_SECONDS,
@@ -262,6 +298,12 @@ export async function startSsoSignIn(db: Db, start: SsoStart): Promise<{ url: st
   return { url: url.href, state };
 }
 
+/** Which protocol the organization's connection speaks, if it has one. */
+export async function ssoProtocol(db: Db, organizationId: string): Promise<string | null> {
+  const row = await db.ssoConnection.findUnique({ where: { organizationId }, select: { protocol: true } });
+  return row?.protocol ?? null;
+}
+
 /** The organization whose connection signs in members of this email's domain, if any. */
 export async function organizationForMemberEmail(
   db: Db,
@@ -285,7 +327,7 @@ export interface SsoFailure {
   portalSlug: string | null;
 }
 
-const SAME_ANSWER = "This account cannot sign in here with single sign-on. Ask your administrator for access.";
+export const SAME_ANSWER = "This account cannot sign in here with single sign-on. Ask your administrator for access.";
 
 /**
  * Finishes a sign-in from the provider's callback: the state must be the one this browser
@@ -305,7 +347,7 @@ export async function finishSsoSignIn(
   const [login] = await db.$queryRaw<
     { organizationId: string; kind: string; portalId: string | null; codeVerifier: string; nonce: string }[]
   >`
-    delete from sso_logins where state = ${hashSecret(state)} and expires_at > now()
+    delete from sso_logins where state = ${hashSecret(state)} and protocol = 'oidc' and expires_at > now()
     returning organization_id::text as "organizationId", kind, portal_id::text as "portalId", code_verifier as "codeVerifier", nonce`;
   if (!login) throw ssoRefusal("This sign-in has already been used or has expired. Start again.");
   const portal = login.portalId
@@ -352,6 +394,18 @@ export async function finishSsoSignIn(
   if (!email || !(claims?.email_verified === true || vouched))
     throw fail("The identity provider did not give a verified email address.");
 
+  return signInWithEmail(db, login, email, portal, origin, fail);
+}
+
+/** The sign-in a verified email leads to, for OpenID Connect and SAML alike. */
+export async function signInWithEmail(
+  db: Db,
+  login: { organizationId: string; kind: string; portalId: string | null },
+  email: string,
+  portal: { slug: string } | null,
+  origin: Omit<RequestOrigin, "door"> | undefined,
+  fail: (message: string) => AppError,
+): Promise<SsoFinish> {
   if (login.kind === "member") {
     const member = await db.member.findFirst({
       where: { organizationId: login.organizationId, removedAt: null, user: { email } },

@@ -1,7 +1,9 @@
-// Console-only: the organization's single sign-on connection (admins). The client secret goes in
-// and is never read back; "Test connection" runs discovery against the issuer.
+// Console-only: the organization's single sign-on connection (admins), OpenID Connect or SAML.
+// The client secret goes in and is never read back; "Test connection" runs discovery against the
+// issuer (OpenID Connect) or shows what the identity provider sent to a test sign-in (SAML).
 import { z } from "zod";
-import { SetSsoConnectionInput, SsoConnection } from "@/schemas/sso";
+import { SetSamlConnectionInput, SetSsoConnectionInput, SsoConnection, SsoTestResult } from "@/schemas/sso";
+import { lastSsoTest, setSamlConnection } from "@/server/services/saml";
 import { getSsoConnection, removeSsoConnection, setSsoConnection, testSsoConnection } from "@/server/services/sso";
 import { memberProcedure, router } from "../init";
 
@@ -13,6 +15,13 @@ export const ssoRouter = router({
     .input(SetSsoConnectionInput)
     .output(SsoConnection)
     .mutation(({ ctx, input }) => setSsoConnection(ctx.db, ctx.actor, input)),
+  setSaml: memberProcedure(setSamlConnection.requirement)
+    .input(SetSamlConnectionInput)
+    .output(SsoConnection)
+    .mutation(({ ctx, input }) => setSamlConnection(ctx.db, ctx.actor, input)),
+  lastTest: memberProcedure(lastSsoTest.requirement)
+    .output(SsoTestResult.nullable())
+    .query(({ ctx }) => lastSsoTest(ctx.db, ctx.actor)),
   remove: memberProcedure(removeSsoConnection.requirement)
     .output(SsoConnection)
     .mutation(({ ctx }) => removeSsoConnection(ctx.db, ctx.actor)),
