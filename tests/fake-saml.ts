@@ -82,7 +82,7 @@ export async function startFakeSamlIdp(): Promise<FakeSamlIdp> {
     });
     const query = Object.fromEntries(new URL(authorizeUrl).searchParams);
     const request = await idp.parseLoginRequest(sp, "redirect", { query });
-    const requestId = request.extract.request.id as string;
+    const requestId = request.extract.request!.id as string;
     const now = new Date();
     const minutes = (count: number) => new Date(now.getTime() + count * 60_000).toISOString();
     const validFor = tweak.validForMinutes ?? 5;
@@ -90,7 +90,7 @@ export async function startFakeSamlIdp(): Promise<FakeSamlIdp> {
     const signer = tweak.signedByImpostor ? identityProvider(entityId, ssoUrl, "impostor") : idp;
     const { context } = await signer.createLoginResponse(
       sp,
-      request,
+      { extract: request.extract },
       "post",
       { email: user.email },
       {

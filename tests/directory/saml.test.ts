@@ -252,6 +252,13 @@ describe("the SAML connection", () => {
       certificate: IDP_CERTIFICATE,
     });
     expect(byHand.saml).toEqual({ ssoUrl: idp.ssoUrl, certificates: 1, metadataUrl: null });
+    // A change by hand without a certificate keeps the one there is.
+    const renamed = await setSamlConnection(getDb(), tenant.operator, {
+      entityId: idp.entityId,
+      ssoUrl: idp.ssoUrl,
+      displayName: "Contoso",
+    });
+    expect(renamed).toMatchObject({ displayName: "Contoso", saml: { certificates: 1 } });
     await expect(
       setSamlConnection(getDb(), tenant.operator, { entityId: "x", ssoUrl: idp.ssoUrl, certificate: "not a cert" }),
     ).rejects.toMatchObject({ code: "invalid_request" });

@@ -163,6 +163,11 @@ export const setSamlConnection = guarded(
               ssoUrl: input.ssoUrl ?? "",
               certificates: input.certificate ? [certificateBody(input.certificate, "certificate")] : [],
             };
+    const existing = await db.ssoConnection.findUnique({ where: { organizationId: actor.organizationId } });
+    // Settings entered by hand without a certificate keep the connection's own.
+    const byHand = metadataUrl === null && !input.metadataXml?.trim();
+    if (byHand && !given.certificates.length && existing?.protocol === "saml")
+      given.certificates = existing.samlCertificates;
     const entityId = given.entityId.trim();
     if (!entityId || entityId.length > 1_000)
       throw invalidRequest([{ path: "entityId", message: "1 to 1,000 characters" }]);
@@ -172,7 +177,6 @@ export const setSamlConnection = guarded(
     const domains = normalizeDomains(input.domains ?? []);
     await requireDomainsFree(db, actor.organizationId, domains);
     const displayName = (input.displayName ?? "").trim().slice(0, 100);
-    const existing = await db.ssoConnection.findUnique({ where: { organizationId: actor.organizationId } });
     const fields = {
       protocol: "saml",
       issuer: entityId,
@@ -521,7 +525,8 @@ export interface SsoTestView {
   protocol: string;
   ok: boolean;
   message: string;
-  sent: SamlSent;
+  /** A SamlSent. */
+  sent: Record<string, unknown>;
   createdAt: string;
 }
 
@@ -543,7 +548,7 @@ export const lastSsoTest = guarded(
           protocol: row.protocol,
           ok: row.ok,
           message: row.message,
-          sent: row.sent as unknown as SamlSent,
+          sent: row.sent as Record<string, unknown>,
           createdAt: row.createdAt.toISOString(),
         }
       : null;

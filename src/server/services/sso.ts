@@ -76,8 +76,8 @@ export function toView(row: SsoConnectionRow): SsoConnectionView {
 }
 
 /** The rows of a connection of the other protocol, cleared when an organization switches. */
-export const NO_OIDC = { clientId: null, clientSecretCiphertext: null } as const;
-export const NO_SAML = { samlSsoUrl: null, samlCertificates: [], samlMetadataUrl: null } as const;
+export const NO_OIDC = { clientId: null, clientSecretCiphertext: null };
+export const NO_SAML = { samlSsoUrl: null, samlCertificates: [] as string[], samlMetadataUrl: null };
 
 export function redirectUri(): string {
   return `${publicOrigin()}${OIDC_CALLBACK_PATH}`;
