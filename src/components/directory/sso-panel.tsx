@@ -161,6 +161,12 @@ function OidcPanel({ callbackUrl, switcher }: { callbackUrl: string; switcher: R
             {test.isPending ? "Testing…" : "Test connection"}
           </button>
         )}
+        {oidc && (
+          // A sign-in at the provider whose claims are shown here, not used to sign in.
+          <a className="button" href="/auth/oidc/start?test=1">
+            Test sign-in
+          </a>
+        )}
         {connection.data && (
           <ConfirmButton
             label="Remove"

@@ -19,7 +19,7 @@ import {
   startSamlTest,
 } from "@/server/services/saml";
 import { actorForSession } from "@/server/services/sessions";
-import { organizationForMemberEmail, ssoRefusal } from "@/server/services/sso";
+import { organizationForMemberEmail, SSO_TEST_RESULT_PAGE, ssoRefusal } from "@/server/services/sso";
 import { readBodyBytes } from "./json-body";
 import { errorResponse, requestIdFor } from "./envelope";
 
@@ -30,8 +30,6 @@ export interface SamlHandlerOptions {
 const REQUEST_COOKIE_SECONDS = 600;
 /** A SAML response is a few kilobytes; a large certificate chain and many attributes stay well below this. */
 const MAX_ACS_BODY_BYTES = 512 * 1024;
-/** Where the console shows a "test connection" result. */
-const TEST_RESULT_PAGE = "/directory?sso_test=1";
 
 /**
  * The identity provider POSTs from its own site: over https the cookie is SameSite=None so that
@@ -126,7 +124,7 @@ export function createSamlAcsHandler(options: SamlHandlerOptions) {
         origin,
       );
       const cleared = requestCookie("", secure, 0);
-      if (finished.kind === "test") return redirect(TEST_RESULT_PAGE, [cleared]);
+      if (finished.kind === "test") return redirect(SSO_TEST_RESULT_PAGE, [cleared]);
       if (finished.kind === "member")
         return redirect("/", [sessionCookie(finished.session.token, finished.session.expiresAt, secure), cleared]);
       return redirect(portalPath(finished.portalSlug), [

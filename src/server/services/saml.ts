@@ -21,6 +21,7 @@ import { normalizeEmail } from "./members";
 import {
   NO_OIDC,
   normalizeDomains,
+  recordSsoTest,
   requireDomainsFree,
   signInWithEmail,
   ssoRefusal,
@@ -28,6 +29,7 @@ import {
   type SsoConnectionView,
   type SsoFinish,
   type SsoStart,
+  testStart,
 } from "./sso";
 
 export const SAML_ACS_PATH = "/auth/saml/acs";
@@ -251,10 +253,8 @@ export async function samlMetadata(db: Db, organizationId: string): Promise<stri
 // ---------------------------------------------------------------------------------------------
 // Signing in
 
-export type SamlStart = SsoStart | { organizationId: string; kind: "test"; memberId: string };
-
 /** Starts a sign-in: the identity provider's URL with our AuthnRequest, and its ID for the cookie. */
-export async function startSamlSignIn(db: Db, start: SamlStart): Promise<{ url: string; requestId: string }> {
+export async function startSamlSignIn(db: Db, start: SsoStart): Promise<{ url: string; requestId: string }> {
   const connection = await db.ssoConnection.findUnique({ where: { organizationId: start.organizationId } });
   if (!connection || connection.protocol !== "saml")
     throw ssoRefusal("SAML single sign-on is not set up for this organization.");
@@ -283,8 +283,7 @@ export const startSamlTest = guarded({ may: "settings" }, async function startSa
   url: string;
   requestId: string;
 }> {
-  if (actor.kind !== "member") throw new AppError("forbidden_role", "Only a signed-in admin can test single sign-on.");
-  return startSamlSignIn(db, { organizationId: actor.organizationId, kind: "test", memberId: actor.member.id });
+  return startSamlSignIn(db, testStart(actor));
 });
 
 /** What the identity provider sent, as read from the response (before or after it was verified). */
@@ -416,8 +415,6 @@ function refusalFrom(error: unknown): AppError {
   return samlRefusal("invalid", `The identity provider's answer could not be verified (${message.slice(0, 200)}).`);
 }
 
-export type SamlFinish = SsoFinish | { kind: "test"; ok: boolean };
-
 /**
  * Finishes a sign-in from the identity provider's POST to our ACS: the response must answer the
  * request this browser started (its cookie), be signed as the connection says and meant for us;
@@ -428,7 +425,7 @@ export async function finishSamlSignIn(
   samlResponse: string | null,
   requestCookie: string | undefined,
   origin?: Omit<RequestOrigin, "door">,
-): Promise<SamlFinish> {
+): Promise<SsoFinish> {
   if (!samlResponse) throw samlRefusal("malformed", "The identity provider sent no SAML response.");
   let document: Document;
   try {
@@ -491,66 +488,12 @@ export async function finishSamlSignIn(
     email = address;
   } catch (error) {
     if (login.kind !== "test") throw error;
-    await recordTest(db, login, false, (error as Error).message, sent);
+    await recordSsoTest(db, login, "saml", false, (error as Error).message, sent);
     return { kind: "test", ok: false };
   }
   if (login.kind === "test") {
-    await recordTest(db, login, true, "The identity provider's answer was verified.", sent);
+    await recordSsoTest(db, login, "saml", true, "The identity provider's answer was verified.", sent);
     return { kind: "test", ok: true };
   }
   return signInWithEmail(db, login, email, portal, origin, (message) => fail("not_allowed", message));
 }
-
-async function recordTest(
-  db: Db,
-  login: { organizationId: string; memberId: string | null },
-  ok: boolean,
-  message: string,
-  sent: SamlSent,
-): Promise<void> {
-  if (!login.memberId) return;
-  await db.ssoTest.create({
-    data: {
-      organizationId: login.organizationId,
-      memberId: login.memberId,
-      protocol: "saml",
-      ok,
-      message: message.slice(0, 1_000),
-      sent: JSON.parse(JSON.stringify(sent)),
-    },
-  });
-}
-
-export interface SsoTestView {
-  protocol: string;
-  ok: boolean;
-  message: string;
-  /** A SamlSent. */
-  sent: Record<string, unknown>;
-  createdAt: string;
-}
-
-/** The last test this admin ran, within the hour. */
-export const lastSsoTest = guarded(
-  { may: "settings" },
-  async function lastSsoTest(db: Db, actor: Actor): Promise<SsoTestView | null> {
-    if (actor.kind !== "member") return null;
-    const row = await db.ssoTest.findFirst({
-      where: {
-        organizationId: actor.organizationId,
-        memberId: actor.member.id,
-        createdAt: { gt: new Date(Date.now() - 3_600_000) },
-      },
-      orderBy: { createdAt: "desc" },
-    });
-    return row
-      ? {
-          protocol: row.protocol,
-          ok: row.ok,
-          message: row.message,
-          sent: row.sent as Record<string, unknown>,
-          createdAt: row.createdAt.toISOString(),
-        }
-      : null;
-  },
-);

@@ -22,6 +22,8 @@ import { normalizeEmail } from "./members";
 import type { NewSession } from "./sessions";
 
 export const OIDC_CALLBACK_PATH = "/auth/oidc/callback";
+/** Where the console shows a "test connection" sign-in's result. */
+export const SSO_TEST_RESULT_PAGE = "/directory?sso_test=1";
 /** The cookie that ties a callback to the browser that started the sign-in. */
 export const OIDC_STATE_COOKIE = "atrium_oidc_state";
 const LOGIN_TTL_MS = 10 * 60_000;
@@ -262,7 +264,20 @@ export const testSsoConnection = guarded(
   },
 );
 
-export type SsoStart = { organizationId: string } & ({ kind: "member" } | { kind: "end_user"; portalId: string });
+export type SsoStart = { organizationId: string } & (
+  | { kind: "member" }
+  | { kind: "end_user"; portalId: string }
+  // The console's "Test connection": the provider's answer is shown to this admin, nobody signs in.
+  | { kind: "test"; memberId: string }
+);
+
+/** The console's "Test connection" over OpenID Connect: a sign-in whose claims are shown, not used. */
+export const startOidcTest = guarded({ may: "settings" }, async function startOidcTest(db: Db, actor: Actor): Promise<{
+  url: string;
+  state: string;
+}> {
+  return startSsoSignIn(db, testStart(actor));
+});
 
 /** Starts a sign-in: the URL to send the browser to, and the state for its cookie. */
 export async function startSsoSignIn(db: Db, start: SsoStart): Promise<{ url: string; state: string }> {
@@ -280,6 +295,7 @@ export async function startSsoSignIn(db: Db, start: SsoStart): Promise<{ url: st
         organizationId: start.organizationId,
         kind: start.kind,
         portalId: start.kind === "end_user" ? start.portalId : null,
+        memberId: start.kind === "test" ? start.memberId : null,
         codeVerifier,
         nonce,
         expiresAt: new Date(Date.now() + LOGIN_TTL_MS),
@@ -319,7 +335,9 @@ export async function organizationForMemberEmail(
 }
 
 export type SsoFinish =
-  { kind: "member"; session: NewSession } | { kind: "end_user"; session: NewEndUserSession; portalSlug: string };
+  | { kind: "member"; session: NewSession }
+  | { kind: "end_user"; session: NewEndUserSession; portalSlug: string }
+  | { kind: "test"; ok: boolean };
 
 /** Where a refused callback sends the person back to, when it is known. */
 export interface SsoFailure {
@@ -345,10 +363,18 @@ export async function finishSsoSignIn(
     throw ssoRefusal("This sign-in was not started in this browser, or it has expired. Start again.");
   // Taken and deleted in one statement: of two callbacks with the same state, one finds it.
   const [login] = await db.$queryRaw<
-    { organizationId: string; kind: string; portalId: string | null; codeVerifier: string; nonce: string }[]
+    {
+      organizationId: string;
+      kind: string;
+      portalId: string | null;
+      memberId: string | null;
+      codeVerifier: string;
+      nonce: string;
+    }[]
   >`
     delete from sso_logins where state = ${hashSecret(state)} and protocol = 'oidc' and expires_at > now()
-    returning organization_id::text as "organizationId", kind, portal_id::text as "portalId", code_verifier as "codeVerifier", nonce`;
+    returning organization_id::text as "organizationId", kind, portal_id::text as "portalId",
+      member_id::text as "memberId", code_verifier as "codeVerifier", nonce`;
   if (!login) throw ssoRefusal("This sign-in has already been used or has expired. Start again.");
   const portal = login.portalId
     ? await db.portal.findFirst({
@@ -357,6 +383,30 @@ export async function finishSsoSignIn(
       })
     : null;
   const fail = (message: string) => Object.assign(ssoRefusal(message), { portalSlug: portal?.slug ?? null });
+  let verified: { claims: Record<string, unknown>; email: string };
+  try {
+    verified = await verifiedClaims(db, login, query, state, fail);
+  } catch (error) {
+    if (login.kind !== "test") throw error;
+    const sent = (error as { claims?: Record<string, unknown> }).claims ?? {};
+    await recordSsoTest(db, login, "oidc", false, (error as Error).message, sent);
+    return { kind: "test", ok: false };
+  }
+  if (login.kind === "test") {
+    await recordSsoTest(db, login, "oidc", true, "The identity provider's answer was verified.", verified.claims);
+    return { kind: "test", ok: true };
+  }
+  return signInWithEmail(db, login, verified.email, portal, origin, fail);
+}
+
+/** The callback's code exchanged and the ID token checked: its claims and the verified email. */
+async function verifiedClaims(
+  db: Db,
+  login: { organizationId: string; codeVerifier: string; nonce: string },
+  query: URLSearchParams,
+  state: string,
+  fail: (message: string) => AppError,
+): Promise<{ claims: Record<string, unknown>; email: string }> {
   const providerError = query.get("error");
   if (providerError)
     throw fail(
@@ -367,7 +417,7 @@ export async function finishSsoSignIn(
   const config = await discover(connection);
   const callbackUrl = new URL(redirectUri());
   for (const [name, value] of query) callbackUrl.searchParams.append(name, value);
-  let claims: Record<string, unknown> | undefined;
+  let claims: Record<string, unknown>;
   try {
     const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, {
       pkceCodeVerifier: login.codeVerifier,
@@ -386,15 +436,14 @@ export async function finishSsoSignIn(
       `The identity provider's answer could not be verified${error instanceof Error ? ` (${error.message.slice(0, 200)})` : ""}.`,
     );
   }
-  const email = typeof claims?.email === "string" ? normalizeEmail(claims.email) : null;
+  const email = typeof claims.email === "string" ? normalizeEmail(claims.email) : null;
   // Verified: the provider says so, or (Entra ID sends no email_verified) the address is in a domain
   // the admin named for this connection, which the provider answers for.
   const vouched =
-    claims?.email_verified === undefined && email !== null && connection.domains.includes(email.split("@")[1] ?? "");
-  if (!email || !(claims?.email_verified === true || vouched))
-    throw fail("The identity provider did not give a verified email address.");
-
-  return signInWithEmail(db, login, email, portal, origin, fail);
+    claims.email_verified === undefined && email !== null && connection.domains.includes(email.split("@")[1] ?? "");
+  if (!email || !(claims.email_verified === true || vouched))
+    throw Object.assign(fail("The identity provider did not give a verified email address."), { claims });
+  return { claims, email };
 }
 
 /** The sign-in a verified email leads to, for OpenID Connect and SAML alike. */
@@ -458,4 +507,66 @@ export async function signInWithEmail(
     { authMethod: "sso", signInEvent: recordEvent(db, actor, event) },
   );
   return { kind: "end_user", session, portalSlug: portal.slug };
+}
+
+/** Keeps what the identity provider sent to a "test connection" sign-in, for the admin who ran it. */
+export async function recordSsoTest(
+  db: Db,
+  login: { organizationId: string; memberId: string | null },
+  protocol: "oidc" | "saml",
+  ok: boolean,
+  message: string,
+  sent: object,
+): Promise<void> {
+  if (!login.memberId) return;
+  await db.ssoTest.create({
+    data: {
+      organizationId: login.organizationId,
+      memberId: login.memberId,
+      protocol,
+      ok,
+      message: message.slice(0, 1_000),
+      sent: JSON.parse(JSON.stringify(sent)),
+    },
+  });
+}
+
+export interface SsoTestView {
+  protocol: string;
+  ok: boolean;
+  message: string;
+  /** OpenID Connect: the claims; SAML: what the response held (services/saml.ts, SamlSent). */
+  sent: Record<string, unknown>;
+  createdAt: string;
+}
+
+/** The last test this admin ran, within the hour. */
+export const lastSsoTest = guarded(
+  { may: "settings" },
+  async function lastSsoTest(db: Db, actor: Actor): Promise<SsoTestView | null> {
+    if (actor.kind !== "member") return null;
+    const row = await db.ssoTest.findFirst({
+      where: {
+        organizationId: actor.organizationId,
+        memberId: actor.member.id,
+        createdAt: { gt: new Date(Date.now() - 3_600_000) },
+      },
+      orderBy: { createdAt: "desc" },
+    });
+    return row
+      ? {
+          protocol: row.protocol,
+          ok: row.ok,
+          message: row.message,
+          sent: row.sent as Record<string, unknown>,
+          createdAt: row.createdAt.toISOString(),
+        }
+      : null;
+  },
+);
+
+/** The console's "Test connection" sign-in, for either protocol: where to send the admin's browser. */
+export function testStart(actor: Actor): SsoStart {
+  if (actor.kind !== "member") throw new AppError("forbidden_role", "Only a signed-in admin can test single sign-on.");
+  return { organizationId: actor.organizationId, kind: "test", memberId: actor.member.id };
 }

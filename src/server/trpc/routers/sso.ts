@@ -3,8 +3,14 @@
 // issuer (OpenID Connect) or shows what the identity provider sent to a test sign-in (SAML).
 import { z } from "zod";
 import { SetSamlConnectionInput, SetSsoConnectionInput, SsoConnection, SsoTestResult } from "@/schemas/sso";
-import { lastSsoTest, setSamlConnection } from "@/server/services/saml";
-import { getSsoConnection, removeSsoConnection, setSsoConnection, testSsoConnection } from "@/server/services/sso";
+import { setSamlConnection } from "@/server/services/saml";
+import {
+  getSsoConnection,
+  lastSsoTest,
+  removeSsoConnection,
+  setSsoConnection,
+  testSsoConnection,
+} from "@/server/services/sso";
 import { memberProcedure, router } from "../init";
 
 export const ssoRouter = router({
