@@ -3,6 +3,9 @@
 // assertion signs a member or a portal end user in; an unsigned, expired, replayed, foreign-signed
 // or misaddressed one is refused with its reason on the sign-in page, and nothing is written.
 import { once } from "node:events";
+import { writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -13,6 +16,7 @@ vi.hoisted(() => {
   process.env.ALLOW_PRIVATE_INTEGRATION_URLS = "true";
 });
 
+import { COMMANDS, parseFlags } from "@/cli/commands";
 import { createRequestListener, guardServer } from "@/server/http/listener";
 import { PORTAL_SESSION_COOKIE } from "@/server/auth/portal-cookie";
 import { getDb } from "@/server/db";
@@ -262,6 +266,22 @@ describe("the SAML connection", () => {
     await expect(
       setSamlConnection(getDb(), tenant.operator, { entityId: "x", ssoUrl: idp.ssoUrl, certificate: "not a cert" }),
     ).rejects.toMatchObject({ code: "invalid_request" });
+    // The operator's CLI sets the same, the certificate read from a PEM file.
+    const certificateFile = path.join(os.tmpdir(), `saml-${uniqueSuffix()}.pem`);
+    await writeFile(certificateFile, IDP_CERTIFICATE);
+    const command = COMMANDS["sso set-saml"]!;
+    const flags = parseFlags(command.flags, [
+      ...["--org", tenant.organization.id, "--entity-id", idp.entityId, "--sso-url", idp.ssoUrl],
+      ...["--certificate-file", certificateFile, "--domains", "cli.example", "--name", "From the CLI"],
+    ]);
+    expect(await command.run(getDb(), flags)).toMatchObject({
+      ssoConnection: {
+        protocol: "saml",
+        displayName: "From the CLI",
+        domains: ["cli.example"],
+        saml: { certificates: 1 },
+      },
+    });
 
     const metadata = await (await fetch(`${base}/auth/saml/metadata/${tenant.organization.id}`)).text();
     expect(metadata).toContain(`entityID="${samlEntityId(tenant.organization.id)}"`);
