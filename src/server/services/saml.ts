@@ -218,7 +218,7 @@ export const setSamlConnection = guarded(
 
 function samlFor(
   organizationId: string,
-  connection: { issuer: string; samlSsoUrl: string | null; samlCertificates: string[] },
+  connection: { samlSsoUrl: string | null; samlCertificates: string[] },
   requestId?: string,
 ): SAML {
   return new SAML({
@@ -243,11 +243,7 @@ function samlFor(
 export async function samlMetadata(db: Db, organizationId: string): Promise<string> {
   const organization = await db.organization.findUnique({ where: { id: organizationId }, select: { id: true } });
   if (!organization) throw new AppError("not_found", "No organization with that id.");
-  return samlFor(organization.id, {
-    issuer: "",
-    samlSsoUrl: null,
-    samlCertificates: [],
-  }).generateServiceProviderMetadata(null);
+  return samlFor(organization.id, { samlSsoUrl: null, samlCertificates: [] }).generateServiceProviderMetadata(null);
 }
 
 // ---------------------------------------------------------------------------------------------
