@@ -38,6 +38,9 @@ beforeAll(async () => {
     createRequestListener({ trustProxy: 0, fallback: (_m, response) => response.writeHead(404).end() }),
   );
   guardServer(server);
+  // Longer than a test on a loaded machine: fetch reusing a connection the server has just closed
+  // as idle (Node's 5 s default) reads ECONNRESET.
+  server.keepAliveTimeout = 60_000;
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
