@@ -1,8 +1,10 @@
 // A real SAML 2.0 identity provider for tests: samlify reads Atrium's AuthnRequest (HTTP-Redirect)
 // and signs its login response with a real key (tests/fixtures/saml), as Okta or Entra ID would.
 // `tweak` changes what the provider asserts (audience, recipient, validity, signatures) to play
-// a misconfigured or hostile provider; its metadata is served over HTTP for "metadata by URL".
+// a misconfigured or hostile provider; its metadata is served over HTTP for "metadata by URL", and
+// its /sso page lets a browser (Playwright) sign in by typing an email, then posts back to Atrium.
 import { readFileSync } from "node:fs";
+import { inflateRawSync } from "node:zlib";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -60,14 +62,59 @@ function identityProvider(entityId: string, ssoUrl: string, keyName: "idp" | "im
   });
 }
 
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
+
+function page(body: string): string {
+  return `<!doctype html><html lang="en"><head><title>Fake SAML IdP</title></head><body><main>${body}</main></body></html>`;
+}
+
+async function readForm(request: http.IncomingMessage): Promise<URLSearchParams> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
+}
+
 export async function startFakeSamlIdp(): Promise<FakeSamlIdp> {
   let metadataXml = "";
-  const server = http.createServer((_request, response) => {
+  let base = "http://127.0.0.1";
+  const server = http.createServer((request, response) => {
+    const url = new URL(request.url ?? "/", base);
+    if (url.pathname === "/sso") {
+      void signInPage(request, url).then(
+        (html) => response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(html),
+        (error: Error) => response.writeHead(500).end(error.message),
+      );
+      return;
+    }
     response.writeHead(200, { "content-type": "application/samlmetadata+xml" });
     response.end(metadataXml);
   });
+
+  /** The provider's login page, then the page that posts its answer to the service provider's ACS. */
+  async function signInPage(request: http.IncomingMessage, url: URL): Promise<string> {
+    if (request.method === "GET")
+      return page(
+        `<h1>Sign in to the fake IdP</h1><form method="post" action="/sso"><input type="hidden" name="url" value="${escapeHtml(url.href)}">` +
+          `<label>Email <input name="email" type="email"></label> <button>Sign in</button></form>`,
+      );
+    const form = await readForm(request);
+    const authorizeUrl = form.get("url")!;
+    // The AuthnRequest's issuer is Atrium's entity id, which is also its metadata's URL.
+    const authnRequest = inflateRawSync(
+      Buffer.from(new URL(authorizeUrl).searchParams.get("SAMLRequest")!, "base64"),
+    ).toString("utf8");
+    const spEntityId = /<saml:Issuer[^>]*>([^<]+)</.exec(authnRequest)![1]!;
+    const spMetadata = await (await fetch(spEntityId)).text();
+    const acs = /AssertionConsumerService[^>]*Location="([^"]+)"/.exec(spMetadata)![1]!;
+    const samlResponse = await respond(authorizeUrl, spMetadata, { email: form.get("email") ?? "" });
+    return page(
+      `<form method="post" action="${escapeHtml(acs)}"><input type="hidden" name="SAMLResponse" value="${samlResponse}">` +
+        `<button>Continue</button></form>`,
+    );
+  }
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const entityId = `${base}/idp`;
   const ssoUrl = `${base}/sso`;
   const idp = identityProvider(entityId, ssoUrl, "idp");
