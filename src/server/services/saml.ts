@@ -8,7 +8,7 @@
 // Every absolute URL comes from PUBLIC_ORIGIN, never from the request.
 import { X509Certificate } from "node:crypto";
 import { SAML, ValidateInResponseTo, type Profile } from "@node-saml/node-saml";
-import { parseDomFromString, xpath } from "@node-saml/node-saml/lib/xml";
+import { parseDomFromString, xpath } from "@node-saml/node-saml/lib/xml.js";
 import { publicOrigin } from "@/env";
 import type { Actor, RequestOrigin } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
