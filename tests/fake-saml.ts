@@ -8,11 +8,16 @@ import { inflateRawSync } from "node:zlib";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import * as samlify from "samlify";
+import { fileURLToPath } from "node:url";
+import * as samlifyExports from "samlify";
+
+// Node's own ESM loader (Playwright) does not see every name of this CommonJS module (SamlLib);
+// its default export, the module's exports object, has them all.
+const samlify = (samlifyExports as { default?: typeof samlifyExports }).default ?? samlifyExports;
 
 samlify.setSchemaValidator({ validate: () => Promise.resolve("skipped") });
 
-const FIXTURES = path.join(__dirname, "fixtures", "saml");
+const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "saml");
 const fixture = (name: string) => readFileSync(path.join(FIXTURES, name), "utf8");
 const EMAIL_FORMAT = "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress";
 
