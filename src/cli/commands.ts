@@ -1,5 +1,6 @@
 // The admin CLI's commands: flag parsing and calls into the same services the server uses,
 // acting as the installation's operator.
+import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { SCOPES, Role, Scope } from "@/schemas/auth";
 import { AccessMode, Plan } from "@/schemas/organization";
@@ -17,6 +18,7 @@ import { createOrganization, getOrganization, updateOrganization } from "@/serve
 import { deleteEndUser, linkProcessorSubscription, revokeEndUser } from "@/server/services/end-users";
 import { listMail } from "@/server/services/mail";
 import { createPortal, updatePortal } from "@/server/services/portals";
+import { setSamlConnection } from "@/server/services/saml";
 import { getSsoConnection, removeSsoConnection, setSsoConnection } from "@/server/services/sso";
 import { PortalSignIn } from "@/schemas/portal";
 import { approveReview, listReviews, rejectReview } from "@/server/services/reviews";
@@ -412,6 +414,28 @@ export const COMMANDS: Record<string, Command> = {
         issuer: f.issuer as string,
         clientId: f["client-id"] as string,
         clientSecret: f["client-secret"] as string | undefined,
+        domains: f.domains as string[] | undefined,
+        displayName: f.name as string | undefined,
+      }),
+    }),
+  },
+  "sso set-saml": {
+    flags: {
+      org: id,
+      "metadata-url": z.string().max(2_000).optional(),
+      "entity-id": z.string().max(1_000).optional(),
+      "sso-url": z.string().max(2_000).optional(),
+      "certificate-file": z.string().max(1_000).optional(),
+      domains: idList.optional(),
+      name: z.string().max(100).optional(),
+    },
+    run: async (db, f) => ({
+      ssoConnection: await setSamlConnection(db, await organizationExists(db, f.org as string), {
+        metadataUrl: f["metadata-url"] as string | undefined,
+        entityId: f["entity-id"] as string | undefined,
+        ssoUrl: f["sso-url"] as string | undefined,
+        // A PEM's first line starts with "--", which reads as a flag: the certificate comes from a file.
+        certificate: f["certificate-file"] ? await readFile(f["certificate-file"] as string, "utf8") : undefined,
         domains: f.domains as string[] | undefined,
         displayName: f.name as string | undefined,
       }),

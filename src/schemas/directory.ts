@@ -38,6 +38,8 @@ export const DirectoryOverview = z.object({
   scimUrl: z.string(),
   /** The redirect URI to register at the OpenID provider for single sign-on. */
   oidcRedirectUri: z.string(),
+  /** What to enter at a SAML identity provider: our entity id (also our metadata's URL) and ACS URL. */
+  samlServiceProvider: z.object({ entityId: z.string(), acsUrl: z.string(), metadataUrl: z.string() }),
   tokens: z.array(DirectoryToken),
   defaultPlanId: Uuid.nullable(),
   users: z.array(DirectoryUserRow),

@@ -12,8 +12,11 @@ import {
 
 export const SsoConnection = z.object({
   id: Uuid,
+  protocol: z.enum(["oidc", "saml"]),
+  /** OpenID Connect: the issuer URL; SAML: the identity provider's entity id. */
   issuer: z.string(),
-  clientId: z.string(),
+  clientId: z.string().nullable(),
+  saml: z.object({ ssoUrl: z.string(), certificates: z.number().int(), metadataUrl: z.string().nullable() }).nullable(),
   domains: z.array(z.string()),
   displayName: z.string(),
   createdAt: Timestamp,
@@ -51,3 +54,27 @@ export const SsoTestResult = z.object({
   document: z.string(),
 });
 export type SsoTestResult = z.infer<typeof SsoTestResult>;
+
+/** SAML 2.0: the identity provider by its metadata (URL or document), or by its three settings. */
+export const SetSamlConnectionInput = z.strictObject({
+  metadataUrl: z.string().trim().max(MAX_URL_CHARS).optional(),
+  metadataXml: z.string().max(1_000_000).optional(),
+  entityId: z
+    .string()
+    .trim()
+    .max(MAX_LABEL_CHARS * 2)
+    .optional(),
+  ssoUrl: z.string().trim().max(MAX_URL_CHARS).optional(),
+  certificate: z.string().max(20_000).optional(),
+  domains: z.array(z.string().max(MAX_DOMAIN_CHARS)).max(MAX_SSO_DOMAINS).optional(),
+  displayName: z.string().max(MAX_SHORT_NAME_CHARS).optional(),
+});
+
+/** "Test sign-in": what the identity provider sent to the last test sign-in through it. */
+export const SsoTestSignIn = z.object({
+  protocol: z.string(),
+  ok: z.boolean(),
+  message: z.string(),
+  sent: z.record(z.string(), z.unknown()),
+  createdAt: Timestamp,
+});

@@ -1,7 +1,7 @@
 // Every door through the server `npm start` runs: the production request listener
 // (src/server/http/listener.ts) with its real route table (src/server/http/direct-routes.ts) on
 // a loopback port, and at least one real HTTP request for every method of every route: each
-// operation of the OpenAPI document, SCIM Users, Groups and discovery, /auth/oidc/*, MCP, every
+// operation of the OpenAPI document, SCIM Users, Groups and discovery, /auth/oidc/*, /auth/saml/*, MCP, every
 // console and portal tRPC procedure, the chat streams and their resume, uploads, exports,
 // metrics and health. Each request must reach its handler (never the listener's method gate,
 // never the fallback, never a router's 404/405) and answer in its door's own shape. A route of the
@@ -502,6 +502,35 @@ const CASES: Record<string, Case> = {
   "/auth/oidc/callback": {
     sample: () => "/auth/oidc/callback",
     probes: [{ method: "GET", path: () => "/auth/oidc/callback?code=x&state=y", check: toSignIn }],
+  },
+  "/auth/saml/start": {
+    sample: () => "/auth/saml/start",
+    probes: [{ method: "GET", path: () => "/auth/saml/start?email=nobody%40nowhere.example", check: toSignIn }],
+  },
+  "/auth/saml/acs": {
+    sample: () => "/auth/saml/acs",
+    probes: [
+      {
+        method: "POST",
+        path: () => "/auth/saml/acs",
+        headers: () => ({ "content-type": "application/x-www-form-urlencoded" }),
+        body: () => "SAMLResponse=PHNhbWxwOlJlc3BvbnNlLz4%3D&RelayState=",
+        check: toSignIn,
+      },
+    ],
+  },
+  "/auth/saml/metadata/{organizationId}": {
+    sample: () => `/auth/saml/metadata/${UNKNOWN_ID}`,
+    probes: [
+      {
+        method: "GET",
+        path: () => `/auth/saml/metadata/${UNKNOWN_ID}`,
+        check: (response) => {
+          answeredDirectly(response);
+          expectEnvelope(response, 404, "not_found");
+        },
+      },
+    ],
   },
   "/api/trpc/{trpc}": { sample: () => "/api/trpc/auth.session", probes: trpcProbes("/api/trpc", appRouter) },
   "/api/portal/trpc/{trpc}": {

@@ -345,6 +345,32 @@ describe("the single sign-on connection in the console", () => {
   });
 });
 
+describe("testing the connection", () => {
+  it("sends an admin through the provider and shows its claims; nobody is signed in", async () => {
+    const tenant = await connected();
+    const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
+    const sessionsBefore = await getDb().session.count({ where: { memberId: tenant.owner.member.id } });
+    const jar = new CookieJar();
+    const started = await start(new Request("http://localhost/auth/oidc/start?test=1", { headers: { cookie } }));
+    expect(started.status).toBe(303);
+    jar.store(started);
+    const callbackUrl = await signInAtProvider(started.headers.get("location")!, "ann", redirectUri(), jar);
+    const finished = await callback(new Request(callbackUrl, { headers: { cookie: jar.header() } }));
+    expect(new URL(finished.headers.get("location")!).pathname).toBe("/directory");
+    expect(finished.headers.getSetCookie().some((line) => line.startsWith("atrium_session="))).toBe(false);
+    expect((await trpc("query", "sso.lastTest", undefined, { cookie })).body.result.data).toMatchObject({
+      protocol: "oidc",
+      ok: true,
+      sent: { email: "ann@contoso.example", email_verified: true, sub: "ann" },
+    });
+    expect(await getDb().session.count({ where: { memberId: tenant.owner.member.id } })).toBe(sessionsBefore);
+
+    // Without a console session the test is refused before the provider is asked.
+    const anonymous = await start(new Request("http://localhost/auth/oidc/start?test=1"));
+    expect(new URL(anonymous.headers.get("location")!).searchParams.get("sso_error")).toMatch(/Sign in to the console/);
+  });
+});
+
 describe("password sign-in off", () => {
   it("is an owner's choice once single sign-on is set up; then passwords are refused and the CLI's operator turns them back on", async () => {
     const domain = `tailspin-${uniqueSuffix()}.example`;

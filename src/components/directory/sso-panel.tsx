@@ -1,10 +1,12 @@
 "use client";
-// The Directory page's single sign-on panel: the organization's OpenID Connect provider (issuer,
-// client id, the secret written and never read back, member email domains), tested with discovery.
+// The Directory page's single sign-on panel: the organization's identity provider over OpenID
+// Connect (issuer, client id, the secret written and never read back, member email domains),
+// tested with discovery, or over SAML 2.0 (saml-panel.tsx); the protocol is chosen beside the title.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { Suspense, useState, type FormEvent, type ReactNode } from "react";
 import { ConfirmButton, CopyButton, ErrorAlert, FormField, Panel } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
+import { SamlPanel, SsoTestResult, type SamlServiceProvider } from "./saml-panel";
 import {
   MAX_CLIENT_SECRET_CHARS,
   MAX_DOMAIN_CHARS,
@@ -14,23 +16,64 @@ import {
   MAX_URL_CHARS,
 } from "@/schemas/limits";
 
-export function SsoPanel({ callbackUrl }: { callbackUrl: string }) {
+type Protocol = "oidc" | "saml";
+
+export function SsoPanel({
+  callbackUrl,
+  serviceProvider,
+}: {
+  callbackUrl: string;
+  serviceProvider: SamlServiceProvider;
+}) {
+  const trpc = useTRPC();
+  const connection = useQuery(trpc.sso.get.queryOptions());
+  const [chosen, setChosen] = useState<Protocol | null>(null);
+  const protocol = chosen ?? connection.data?.protocol ?? "oidc";
+  const switcher = <ProtocolSwitch value={protocol} onChange={setChosen} />;
+  return (
+    <>
+      {protocol === "saml" ? (
+        <SamlPanel serviceProvider={serviceProvider} switcher={switcher} />
+      ) : (
+        <OidcPanel callbackUrl={callbackUrl} switcher={switcher} />
+      )}
+      <Suspense fallback={null}>
+        <SsoTestResult />
+      </Suspense>
+    </>
+  );
+}
+
+function ProtocolSwitch({ value, onChange }: { value: Protocol; onChange: (protocol: Protocol) => void }) {
+  return (
+    <label className="row">
+      Protocol
+      <select value={value} onChange={(e) => onChange(e.target.value as Protocol)}>
+        <option value="oidc">OpenID Connect</option>
+        <option value="saml">SAML 2.0</option>
+      </select>
+    </label>
+  );
+}
+
+function OidcPanel({ callbackUrl, switcher }: { callbackUrl: string; switcher: ReactNode }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const connection = useQuery(trpc.sso.get.queryOptions());
+  const oidc = connection.data?.protocol === "oidc" ? connection.data : undefined;
   const [issuer, setIssuer] = useState("");
   const [clientId, setClientId] = useState("");
   const [clientSecret, setClientSecret] = useState("");
   const [domains, setDomains] = useState("");
   const [displayName, setDisplayName] = useState("");
   // The form follows the stored connection each time it is read again (after a save, too).
-  const [formFrom, setFormFrom] = useState<typeof connection.data>(undefined);
-  if (connection.data && connection.data !== formFrom) {
-    setFormFrom(connection.data);
-    setIssuer(connection.data.issuer);
-    setClientId(connection.data.clientId);
-    setDomains(connection.data.domains.join(", "));
-    setDisplayName(connection.data.displayName);
+  const [formFrom, setFormFrom] = useState<typeof oidc>(undefined);
+  if (oidc && oidc !== formFrom) {
+    setFormFrom(oidc);
+    setIssuer(oidc.issuer);
+    setClientId(oidc.clientId ?? "");
+    setDomains(oidc.domains.join(", "));
+    setDisplayName(oidc.displayName);
   }
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.sso.get.queryKey() });
   const save = useMutation(trpc.sso.set.mutationOptions({ onSuccess: () => (setClientSecret(""), void refresh()) }));
@@ -54,7 +97,7 @@ export function SsoPanel({ callbackUrl }: { callbackUrl: string }) {
   }
 
   return (
-    <Panel title="Single sign-on (OpenID Connect)" label="Single sign-on" onSubmit={submit}>
+    <Panel title="Single sign-on (OpenID Connect)" label="Single sign-on" actions={switcher} onSubmit={submit}>
       <p className="muted">
         Members sign in to the console, and end users to portals that allow it, with your identity provider. Register
         this redirect URI there:
@@ -77,12 +120,12 @@ export function SsoPanel({ callbackUrl }: { callbackUrl: string }) {
       <FormField label="Client id">
         <input required maxLength={MAX_LABEL_CHARS} value={clientId} onChange={(e) => setClientId(e.target.value)} />
       </FormField>
-      <FormField label={`Client secret${connection.data ? " (leave empty to keep the current one)" : ""}`}>
+      <FormField label={`Client secret${oidc ? " (leave empty to keep the current one)" : ""}`}>
         <input
           type="password"
           autoComplete="off"
           maxLength={MAX_CLIENT_SECRET_CHARS}
-          required={!connection.data}
+          required={!oidc}
           value={clientSecret}
           onChange={(e) => setClientSecret(e.target.value)}
         />
@@ -140,10 +183,16 @@ export function SsoPanel({ callbackUrl }: { callbackUrl: string }) {
         <button className="primary" type="submit" disabled={save.isPending}>
           Save
         </button>
-        {connection.data && (
+        {oidc && (
           <button type="button" onClick={() => test.mutate()} disabled={test.isPending}>
             {test.isPending ? "Testing…" : "Test connection"}
           </button>
+        )}
+        {oidc && (
+          // A sign-in at the provider whose claims are shown here, not used to sign in.
+          <a className="button" href="/auth/oidc/start?test=1">
+            Test sign-in
+          </a>
         )}
         {connection.data && (
           <ConfirmButton

@@ -2,7 +2,7 @@
 // provider, `/auth/oidc/callback` finishes there (services/sso.ts) and sets the console or portal
 // session cookie. Every redirect is built from PUBLIC_ORIGIN, never from request headers; a
 // refusal goes back to the sign-in page as a readable message (`?sso_error=`), never a stack.
-import { readCookie, servedOverHttps, sessionCookie } from "@/server/auth/cookies";
+import { readCookie, readSessionToken, servedOverHttps, sessionCookie } from "@/server/auth/cookies";
 import { portalSessionCookie } from "@/server/auth/portal-cookie";
 import { requestOrigin } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
@@ -10,13 +10,20 @@ import { requestIdFor } from "./envelope";
 import { isAppError, logIfUnexpected, toAppError } from "@/server/errors";
 import { portalPath, resolvePortal } from "@/server/services/portals";
 import { publicOrigin } from "@/env";
+import { startSamlSignIn, startSamlTest } from "@/server/services/saml";
+import { actorForSession } from "@/server/services/sessions";
 import {
   finishSsoSignIn,
   OIDC_STATE_COOKIE,
   organizationForMemberEmail,
+  ssoProtocol,
   ssoRefusal,
+  SSO_TEST_RESULT_PAGE,
+  startOidcTest,
   startSsoSignIn,
+  type SsoStart,
 } from "@/server/services/sso";
+import { startSamlResponse } from "./saml";
 
 export interface OidcHandlerOptions {
   db: () => Db;
@@ -43,6 +50,17 @@ function backToSignIn(error: unknown, portalSlug: string | null, secure: boolean
   return redirect(`${page}?sso_error=${encodeURIComponent(message)}`, [stateCookie("", secure, 0)]);
 }
 
+function startedResponse(started: { url: string; state: string }, secure: boolean): Response {
+  return new Response(null, {
+    status: 303,
+    headers: [
+      ["Location", started.url],
+      ["Cache-Control", "no-store"],
+      ["Set-Cookie", stateCookie(started.state, secure)],
+    ],
+  });
+}
+
 export function createOidcStartHandler(options: OidcHandlerOptions) {
   return async function startOidc(request: Request): Promise<Response> {
     const url = new URL(request.url);
@@ -51,30 +69,29 @@ export function createOidcStartHandler(options: OidcHandlerOptions) {
     let portalSlug: string | null = null;
     try {
       const db = options.db();
-      let started: { url: string; state: string };
-      if (portalRef) {
+      let start: SsoStart;
+      if (url.searchParams.get("test") !== null) {
+        const actor = await actorForSession(db, readSessionToken(request.headers.get("cookie")));
+        if (!actor) throw ssoRefusal("Sign in to the console to test single sign-on.");
+        if ((await ssoProtocol(db, actor.organizationId)) === "saml")
+          return await startSamlResponse(request, () => startSamlTest(db, actor));
+        const started = await startOidcTest(db, actor);
+        return startedResponse(started, secure);
+      } else if (portalRef) {
         const portal = await resolvePortal(db, portalRef.slice(0, 200));
         portalSlug = portal.slug;
         if (portal.signIn === "email_code") throw ssoRefusal("This portal signs in with an email code.");
-        started = await startSsoSignIn(db, {
-          kind: "end_user",
-          organizationId: portal.organizationId,
-          portalId: portal.id,
-        });
+        start = { kind: "end_user", organizationId: portal.organizationId, portalId: portal.id };
       } else {
         const email = (url.searchParams.get("email") ?? "").slice(0, 320);
         const connection = email ? await organizationForMemberEmail(db, email) : null;
         if (!connection) throw ssoRefusal("No organization signs in this email address with single sign-on.");
-        started = await startSsoSignIn(db, { kind: "member", organizationId: connection.organizationId });
+        start = { kind: "member", organizationId: connection.organizationId };
       }
-      return new Response(null, {
-        status: 303,
-        headers: [
-          ["Location", started.url],
-          ["Cache-Control", "no-store"],
-          ["Set-Cookie", stateCookie(started.state, secure)],
-        ],
-      });
+      // The sign-in pages' one button: an organization connected over SAML goes there instead.
+      if ((await ssoProtocol(db, start.organizationId)) === "saml")
+        return await startSamlResponse(request, () => startSamlSignIn(db, start));
+      return startedResponse(await startSsoSignIn(db, start), secure);
     } catch (error) {
       return backToSignIn(error, portalSlug, secure);
     }
@@ -94,6 +111,7 @@ export function createOidcCallbackHandler(options: OidcHandlerOptions) {
         origin,
       );
       const cleared = stateCookie("", secure, 0);
+      if (finished.kind === "test") return redirect(SSO_TEST_RESULT_PAGE, [cleared]);
       if (finished.kind === "member")
         return redirect("/", [sessionCookie(finished.session.token, finished.session.expiresAt, secure), cleared]);
       return redirect(portalPath(finished.portalSlug), [

@@ -23,6 +23,7 @@ import { errorResponse, requestIdFor } from "@/server/adapters/envelope";
 import { createRestHandler } from "@/server/adapters/rest";
 import { createScimHandler } from "@/server/adapters/scim";
 import { createOidcCallbackHandler, createOidcStartHandler } from "@/server/adapters/oidc";
+import { createSamlAcsHandler, createSamlMetadataHandler, createSamlStartHandler } from "@/server/adapters/saml";
 import { readMigrations } from "@/server/database/migrate";
 import { getDb } from "@/server/db";
 import { AppError } from "@/server/errors";
@@ -43,6 +44,15 @@ export const scimRoute: Handler = observed("/scim/v2", createScimHandler({ db: g
 export const oidcStartRoute: Handler = observed("/auth/oidc/start", createOidcStartHandler({ db: getDb }));
 
 export const oidcCallbackRoute: Handler = observed("/auth/oidc/callback", createOidcCallbackHandler({ db: getDb }));
+
+export const samlStartRoute: Handler = observed("/auth/saml/start", createSamlStartHandler({ db: getDb }));
+
+export const samlAcsRoute: Handler = observed("/auth/saml/acs", createSamlAcsHandler({ db: getDb }));
+
+export const samlMetadataRoute: (request: Request, organizationId: string) => Promise<Response> = observed(
+  "/auth/saml/metadata/{organizationId}",
+  createSamlMetadataHandler({ db: getDb }),
+);
 
 export const consoleTrpcRoute: Handler = observed("/api/trpc", createConsoleHandler({ db: getDb }));
 

@@ -22,6 +22,9 @@ import {
   portalRunEventsRoute,
   portalTrpcRoute,
   restRoute,
+  samlAcsRoute,
+  samlMetadataRoute,
+  samlStartRoute,
   scimRoute,
 } from "./api-routes";
 
@@ -36,7 +39,7 @@ export const EVERY_METHOD = "every method";
 export interface DirectRoute {
   /** The path as its route file under src/app names it: `{name}` one segment, `{name*}` the rest of the path. */
   path: string;
-  door: "rest" | "mcp" | "scim" | "oidc" | "console" | "portal" | "operations";
+  door: "rest" | "mcp" | "scim" | "oidc" | "saml" | "console" | "portal" | "operations";
   /** The methods the handler is given (HEAD and OPTIONS are answered for it when GET is one of them). */
   methods: readonly string[] | typeof EVERY_METHOD;
   /** The handler, with the path's `{name}` parameters percent-decoded, in order. */
@@ -50,6 +53,14 @@ export const DIRECT_ROUTES: readonly DirectRoute[] = [
   { path: "/scim/v2/{path*}", door: "scim", methods: EVERY_METHOD, handler: (request) => scimRoute(request) },
   { path: "/auth/oidc/start", door: "oidc", methods: ["GET"], handler: (request) => oidcStartRoute(request) },
   { path: "/auth/oidc/callback", door: "oidc", methods: ["GET"], handler: (request) => oidcCallbackRoute(request) },
+  { path: "/auth/saml/start", door: "saml", methods: ["GET"], handler: (request) => samlStartRoute(request) },
+  { path: "/auth/saml/acs", door: "saml", methods: ["POST"], handler: (request) => samlAcsRoute(request) },
+  {
+    path: "/auth/saml/metadata/{organizationId}",
+    door: "saml",
+    methods: ["GET"],
+    handler: (request, [organizationId]) => samlMetadataRoute(request, organizationId!),
+  },
   { path: "/api/trpc/{trpc}", door: "console", methods: ["GET", "POST"], handler: (r) => consoleTrpcRoute(r) },
   {
     path: "/api/portal/trpc/{trpc}",

@@ -30,6 +30,7 @@ import { logger } from "@/server/observability/log";
 import { subscribe, toEndUser } from "./end-users";
 import { changesBetween, recordEvent, SECRET_CHANGED } from "./events";
 import { normalizeEmail } from "./members";
+import { samlAcsUrl, samlEntityId } from "./saml";
 import { redirectUri } from "./sso";
 
 type Tx = Prisma.TransactionClient;
@@ -769,6 +770,11 @@ export const getDirectoryOverview = guarded(
     return {
       scimUrl: scimBaseUrl(),
       oidcRedirectUri: redirectUri(),
+      samlServiceProvider: {
+        entityId: samlEntityId(organizationId),
+        acsUrl: samlAcsUrl(),
+        metadataUrl: samlEntityId(organizationId),
+      },
       tokens: tokens.map(toToken),
       defaultPlanId: organization.directoryDefaultPlanId,
       userCount,

@@ -291,7 +291,7 @@ export function toPublicPortal(row: ResolvedPortal): PublicPortal {
     defaultLanguage: row.defaultLanguage as PublicPortal["defaultLanguage"],
     ssoName:
       row.signIn !== "email_code" && row.organization.ssoConnection
-        ? row.organization.ssoConnection.displayName || new URL(row.organization.ssoConnection.issuer).hostname
+        ? row.organization.ssoConnection.displayName || issuerName(row.organization.ssoConnection.issuer)
         : null,
   };
 }
@@ -403,3 +403,8 @@ export const listGroupAdmissions = guarded(
     }));
   },
 );
+
+/** A button's name from an issuer URL, or a SAML entity id that need not be one. */
+function issuerName(issuer: string): string {
+  return URL.canParse(issuer) ? new URL(issuer).hostname || issuer : issuer;
+}

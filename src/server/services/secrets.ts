@@ -41,9 +41,12 @@ export async function rotateSecrets(db: Db): Promise<{ resealed: number }> {
     });
     resealed++;
   }
-  const ssoConnections = await db.ssoConnection.findMany({ select: { id: true, clientSecretCiphertext: true } });
+  const ssoConnections = await db.ssoConnection.findMany({
+    where: { clientSecretCiphertext: { not: null } },
+    select: { id: true, clientSecretCiphertext: true },
+  });
   for (const row of ssoConnections) {
-    if (!sealedWithOldKey(row.clientSecretCiphertext)) continue;
+    if (!row.clientSecretCiphertext || !sealedWithOldKey(row.clientSecretCiphertext)) continue;
     // Unscoped: the operator's key rotation covers every organization.
     await db.ssoConnection.update({
       where: { id: row.id },

@@ -23,6 +23,8 @@ import { normalizeEmail } from "./members";
 import type { NewSession } from "./sessions";
 
 export const OIDC_CALLBACK_PATH = "/auth/oidc/callback";
+/** Where the console shows a "test connection" sign-in's result. */
+export const SSO_TEST_RESULT_PAGE = "/directory?sso_test=1";
 /** The cookie that ties a callback to the browser that started the sign-in. */
 export const OIDC_STATE_COOKIE = "atrium_oidc_state";
 const LOGIN_TTL_MS = 10 * 60_000;
@@ -33,33 +35,52 @@ const DOMAIN = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](
 /** What the console and CLI see of a connection: never the secret. */
 export interface SsoConnectionView {
   id: string;
+  protocol: "oidc" | "saml";
+  /** OpenID Connect: the issuer URL; SAML: the identity provider's entity id. */
   issuer: string;
-  clientId: string;
+  clientId: string | null;
+  /** SAML only (null for OpenID Connect). */
+  saml: { ssoUrl: string; certificates: number; metadataUrl: string | null } | null;
   domains: string[];
   displayName: string;
   createdAt: string;
   updatedAt: string;
 }
 
-function toView(row: {
+export interface SsoConnectionRow {
   id: string;
+  protocol: string;
   issuer: string;
-  clientId: string;
+  clientId: string | null;
+  samlSsoUrl: string | null;
+  samlCertificates: string[];
+  samlMetadataUrl: string | null;
   domains: string[];
   displayName: string;
   createdAt: Date;
   updatedAt: Date;
-}): SsoConnectionView {
+}
+
+export function toView(row: SsoConnectionRow): SsoConnectionView {
+  const saml = row.protocol === "saml";
   return {
     id: row.id,
+    protocol: saml ? "saml" : "oidc",
     issuer: row.issuer,
     clientId: row.clientId,
+    saml: saml
+      ? { ssoUrl: row.samlSsoUrl ?? "", certificates: row.samlCertificates.length, metadataUrl: row.samlMetadataUrl }
+      : null,
     domains: row.domains,
     displayName: row.displayName,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
 }
+
+/** The rows of a connection of the other protocol, cleared when an organization switches. */
+export const NO_OIDC = { clientId: null, clientSecretCiphertext: null };
+export const NO_SAML = { samlSsoUrl: null, samlCertificates: [] as string[], samlMetadataUrl: null };
 
 export function redirectUri(): string {
   return `${publicOrigin()}${OIDC_CALLBACK_PATH}`;
@@ -80,7 +101,7 @@ async function checkIssuer(issuer: string): Promise<string> {
   return url.href.replace(/\/$/, "");
 }
 
-function normalizeDomains(domains: readonly string[]): string[] {
+export function normalizeDomains(domains: readonly string[]): string[] {
   const result = [...new Set(domains.map((domain) => domain.trim().toLowerCase()).filter(Boolean))];
   if (result.length > MAX_DOMAINS)
     throw invalidRequest([{ path: "domains", message: `At most ${MAX_DOMAINS} domains` }]);
@@ -109,19 +130,10 @@ export const setSsoConnection = guarded(
     const domains = normalizeDomains(input.domains ?? []);
     const displayName = (input.displayName ?? "").trim().slice(0, 100);
     const existing = await db.ssoConnection.findUnique({ where: { organizationId: actor.organizationId } });
-    if (!existing && input.clientSecret === undefined)
+    // A connection that was SAML has no secret to keep.
+    if (existing?.protocol !== "oidc" && input.clientSecret === undefined)
       throw invalidRequest([{ path: "clientSecret", message: "Required" }]);
-    if (domains.length) {
-      const taken = await db.ssoConnection.findFirst({
-        where: { organizationId: { not: actor.organizationId }, domains: { hasSome: domains } },
-        select: { domains: true },
-      });
-      if (taken)
-        throw new AppError(
-          "conflict",
-          `Another organization signs in ${taken.domains.find((domain) => domains.includes(domain))} with its own identity provider.`,
-        );
-    }
+    await requireDomainsFree(db, actor.organizationId, domains);
     const secret =
       input.clientSecret === undefined
         ? {}
@@ -137,11 +149,20 @@ export const setSsoConnection = guarded(
           displayName,
           clientSecretCiphertext: secret.clientSecretCiphertext!,
         },
-        update: { issuer, clientId: input.clientId.trim(), domains, displayName, ...secret },
+        update: {
+          protocol: "oidc",
+          issuer,
+          clientId: input.clientId.trim(),
+          domains,
+          displayName,
+          ...secret,
+          ...NO_SAML,
+        },
       });
     const row = await recorded(db, actor, upsert, (saved) => {
       const changes: Record<string, readonly [unknown, unknown]> = existing
         ? changesBetween({ ...toView(existing) }, { ...toView(saved) }, [
+            "protocol",
             "issuer",
             "clientId",
             "domains",
@@ -160,6 +181,20 @@ export const setSsoConnection = guarded(
     return toView(row);
   },
 );
+
+/** A domain signs in members of one organization of the installation. */
+export async function requireDomainsFree(db: Db, organizationId: string, domains: readonly string[]): Promise<void> {
+  if (!domains.length) return;
+  const taken = await db.ssoConnection.findFirst({
+    where: { organizationId: { not: organizationId }, domains: { hasSome: [...domains] } },
+    select: { domains: true },
+  });
+  if (taken)
+    throw new AppError(
+      "conflict",
+      `Another organization signs in ${taken.domains.find((domain) => domains.includes(domain))} with its own identity provider.`,
+    );
+}
 
 export const getSsoConnection = guarded(
   { may: "settings" },
@@ -187,13 +222,16 @@ export const removeSsoConnection = guarded(
 
 interface ConnectionRow {
   organizationId: string;
+  protocol: string;
   issuer: string;
-  clientId: string;
-  clientSecretCiphertext: string;
+  clientId: string | null;
+  clientSecretCiphertext: string | null;
 }
 
 /** The provider's configuration by discovery, every request through the integration fetch. */
 async function discover(connection: ConnectionRow): Promise<oidc.Configuration> {
+  if (connection.protocol !== "oidc" || !connection.clientId || !connection.clientSecretCiphertext)
+    throw ssoRefusal("This organization signs in with SAML, not OpenID Connect.");
   const options: oidc.DiscoveryRequestOptions = {
     [oidc.customFetch]: guardedFetch as oidc.CustomFetch,
     timeout: DISCOVERY_TIMEOUT_SECONDS,
@@ -265,7 +303,20 @@ export const testSsoConnection = guarded(
   },
 );
 
-export type SsoStart = { organizationId: string } & ({ kind: "member" } | { kind: "end_user"; portalId: string });
+export type SsoStart = { organizationId: string } & (
+  | { kind: "member" }
+  | { kind: "end_user"; portalId: string }
+  // The console's "Test connection": the provider's answer is shown to this admin, nobody signs in.
+  | { kind: "test"; memberId: string }
+);
+
+/** The console's "Test connection" over OpenID Connect: a sign-in whose claims are shown, not used. */
+export const startOidcTest = guarded({ may: "settings" }, async function startOidcTest(db: Db, actor: Actor): Promise<{
+  url: string;
+  state: string;
+}> {
+  return startSsoSignIn(db, testStart(actor));
+});
 
 /** Starts a sign-in: the URL to send the browser to, and the state for its cookie. */
 export async function startSsoSignIn(db: Db, start: SsoStart): Promise<{ url: string; state: string }> {
@@ -283,6 +334,7 @@ export async function startSsoSignIn(db: Db, start: SsoStart): Promise<{ url: st
         organizationId: start.organizationId,
         kind: start.kind,
         portalId: start.kind === "end_user" ? start.portalId : null,
+        memberId: start.kind === "test" ? start.memberId : null,
         codeVerifier,
         nonce,
         expiresAt: new Date(Date.now() + LOGIN_TTL_MS),
@@ -301,6 +353,12 @@ export async function startSsoSignIn(db: Db, start: SsoStart): Promise<{ url: st
   return { url: url.href, state };
 }
 
+/** Which protocol the organization's connection speaks, if it has one. */
+export async function ssoProtocol(db: Db, organizationId: string): Promise<string | null> {
+  const row = await db.ssoConnection.findUnique({ where: { organizationId }, select: { protocol: true } });
+  return row?.protocol ?? null;
+}
+
 /** The organization whose connection signs in members of this email's domain, if any. */
 export async function organizationForMemberEmail(
   db: Db,
@@ -316,7 +374,9 @@ export async function organizationForMemberEmail(
 }
 
 export type SsoFinish =
-  { kind: "member"; session: NewSession } | { kind: "end_user"; session: NewEndUserSession; portalSlug: string };
+  | { kind: "member"; session: NewSession }
+  | { kind: "end_user"; session: NewEndUserSession; portalSlug: string }
+  | { kind: "test"; ok: boolean };
 
 /** Where a refused callback sends the person back to, when it is known. */
 export interface SsoFailure {
@@ -324,7 +384,7 @@ export interface SsoFailure {
   portalSlug: string | null;
 }
 
-const SAME_ANSWER = "This account cannot sign in here with single sign-on. Ask your administrator for access.";
+export const SAME_ANSWER = "This account cannot sign in here with single sign-on. Ask your administrator for access.";
 
 /**
  * Finishes a sign-in from the provider's callback: the state must be the one this browser
@@ -342,10 +402,18 @@ export async function finishSsoSignIn(
     throw ssoRefusal("This sign-in was not started in this browser, or it has expired. Start again.");
   // Taken and deleted in one statement: of two callbacks with the same state, one finds it.
   const [login] = await db.$queryRaw<
-    { organizationId: string; kind: string; portalId: string | null; codeVerifier: string; nonce: string }[]
+    {
+      organizationId: string;
+      kind: string;
+      portalId: string | null;
+      memberId: string | null;
+      codeVerifier: string;
+      nonce: string;
+    }[]
   >`
-    delete from sso_logins where state = ${hashSecret(state)} and expires_at > now()
-    returning organization_id::text as "organizationId", kind, portal_id::text as "portalId", code_verifier as "codeVerifier", nonce`;
+    delete from sso_logins where state = ${hashSecret(state)} and protocol = 'oidc' and expires_at > now()
+    returning organization_id::text as "organizationId", kind, portal_id::text as "portalId",
+      member_id::text as "memberId", code_verifier as "codeVerifier", nonce`;
   if (!login) throw ssoRefusal("This sign-in has already been used or has expired. Start again.");
   const portal = login.portalId
     ? await db.portal.findFirst({
@@ -354,6 +422,30 @@ export async function finishSsoSignIn(
       })
     : null;
   const fail = (message: string) => Object.assign(ssoRefusal(message), { portalSlug: portal?.slug ?? null });
+  let verified: { claims: Record<string, unknown>; email: string };
+  try {
+    verified = await verifiedClaims(db, login, query, state, fail);
+  } catch (error) {
+    if (login.kind !== "test") throw error;
+    const sent = (error as { claims?: Record<string, unknown> }).claims ?? {};
+    await recordSsoTest(db, login, "oidc", false, (error as Error).message, sent);
+    return { kind: "test", ok: false };
+  }
+  if (login.kind === "test") {
+    await recordSsoTest(db, login, "oidc", true, "The identity provider's answer was verified.", verified.claims);
+    return { kind: "test", ok: true };
+  }
+  return signInWithEmail(db, login, verified.email, portal, origin, fail);
+}
+
+/** The callback's code exchanged and the ID token checked: its claims and the verified email. */
+async function verifiedClaims(
+  db: Db,
+  login: { organizationId: string; codeVerifier: string; nonce: string },
+  query: URLSearchParams,
+  state: string,
+  fail: (message: string) => AppError,
+): Promise<{ claims: Record<string, unknown>; email: string }> {
   const providerError = query.get("error");
   if (providerError)
     throw fail(
@@ -364,7 +456,7 @@ export async function finishSsoSignIn(
   const config = await discover(connection);
   const callbackUrl = new URL(redirectUri());
   for (const [name, value] of query) callbackUrl.searchParams.append(name, value);
-  let claims: Record<string, unknown> | undefined;
+  let claims: Record<string, unknown>;
   try {
     const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, {
       pkceCodeVerifier: login.codeVerifier,
@@ -383,14 +475,25 @@ export async function finishSsoSignIn(
       `The identity provider's answer could not be verified${error instanceof Error ? ` (${error.message.slice(0, 200)})` : ""}.`,
     );
   }
-  const email = typeof claims?.email === "string" ? normalizeEmail(claims.email) : null;
+  const email = typeof claims.email === "string" ? normalizeEmail(claims.email) : null;
   // Verified: the provider says so, or (Entra ID sends no email_verified) the address is in a domain
   // the admin named for this connection, which the provider answers for.
   const vouched =
-    claims?.email_verified === undefined && email !== null && connection.domains.includes(email.split("@")[1] ?? "");
-  if (!email || !(claims?.email_verified === true || vouched))
-    throw fail("The identity provider did not give a verified email address.");
+    claims.email_verified === undefined && email !== null && connection.domains.includes(email.split("@")[1] ?? "");
+  if (!email || !(claims.email_verified === true || vouched))
+    throw Object.assign(fail("The identity provider did not give a verified email address."), { claims });
+  return { claims, email };
+}
 
+/** The sign-in a verified email leads to, for OpenID Connect and SAML alike. */
+export async function signInWithEmail(
+  db: Db,
+  login: { organizationId: string; kind: string; portalId: string | null },
+  email: string,
+  portal: { slug: string } | null,
+  origin: Omit<RequestOrigin, "door"> | undefined,
+  fail: (message: string) => AppError,
+): Promise<SsoFinish> {
   if (login.kind === "member") {
     const member = await db.member.findFirst({
       where: { organizationId: login.organizationId, removedAt: null, user: { email } },
@@ -443,4 +546,66 @@ export async function finishSsoSignIn(
     { authMethod: "sso", signInEvent: recordEvent(db, actor, event) },
   );
   return { kind: "end_user", session, portalSlug: portal.slug };
+}
+
+/** Keeps what the identity provider sent to a "test connection" sign-in, for the admin who ran it. */
+export async function recordSsoTest(
+  db: Db,
+  login: { organizationId: string; memberId: string | null },
+  protocol: "oidc" | "saml",
+  ok: boolean,
+  message: string,
+  sent: object,
+): Promise<void> {
+  if (!login.memberId) return;
+  await db.ssoTest.create({
+    data: {
+      organizationId: login.organizationId,
+      memberId: login.memberId,
+      protocol,
+      ok,
+      message: message.slice(0, 1_000),
+      sent: JSON.parse(JSON.stringify(sent)),
+    },
+  });
+}
+
+export interface SsoTestView {
+  protocol: string;
+  ok: boolean;
+  message: string;
+  /** OpenID Connect: the claims; SAML: what the response held (services/saml.ts, SamlSent). */
+  sent: Record<string, unknown>;
+  createdAt: string;
+}
+
+/** The last test this admin ran, within the hour. */
+export const lastSsoTest = guarded(
+  { may: "settings" },
+  async function lastSsoTest(db: Db, actor: Actor): Promise<SsoTestView | null> {
+    if (actor.kind !== "member") return null;
+    const row = await db.ssoTest.findFirst({
+      where: {
+        organizationId: actor.organizationId,
+        memberId: actor.member.id,
+        createdAt: { gt: new Date(Date.now() - 3_600_000) },
+      },
+      orderBy: { createdAt: "desc" },
+    });
+    return row
+      ? {
+          protocol: row.protocol,
+          ok: row.ok,
+          message: row.message,
+          sent: row.sent as Record<string, unknown>,
+          createdAt: row.createdAt.toISOString(),
+        }
+      : null;
+  },
+);
+
+/** The console's "Test connection" sign-in, for either protocol: where to send the admin's browser. */
+export function testStart(actor: Actor): SsoStart {
+  if (actor.kind !== "member") throw new AppError("forbidden_role", "Only a signed-in admin can test single sign-on.");
+  return { organizationId: actor.organizationId, kind: "test", memberId: actor.member.id };
 }

@@ -183,7 +183,7 @@ export default function DirectoryPage() {
         )}
       </Panel>
 
-      {data && <SsoPanel callbackUrl={data.oidcRedirectUri} />}
+      {data && <SsoPanel callbackUrl={data.oidcRedirectUri} serviceProvider={data.samlServiceProvider} />}
 
       <Panel title="Recent sync activity">
         <DataTable

@@ -1,7 +1,22 @@
-// Console-only: the organization's single sign-on connection (admins). The client secret goes in
-// and is never read back; "Test connection" runs discovery against the issuer.
-import { SetSsoConnectionInput, SsoConnection, SsoTestResult } from "@/schemas/sso";
-import { getSsoConnection, removeSsoConnection, setSsoConnection, testSsoConnection } from "@/server/services/sso";
+// Console-only: the organization's single sign-on connection (admins), OpenID Connect or SAML.
+// The client secret goes in and is never read back; "Test connection" runs discovery against the
+// issuer (OpenID Connect); "Test sign-in" shows what the identity provider sent to a sign-in that
+// signs nobody in (either protocol).
+import {
+  SetSamlConnectionInput,
+  SetSsoConnectionInput,
+  SsoConnection,
+  SsoTestResult,
+  SsoTestSignIn,
+} from "@/schemas/sso";
+import { setSamlConnection } from "@/server/services/saml";
+import {
+  getSsoConnection,
+  lastSsoTest,
+  removeSsoConnection,
+  setSsoConnection,
+  testSsoConnection,
+} from "@/server/services/sso";
 import { memberProcedure, router } from "../init";
 
 export const ssoRouter = router({
@@ -12,6 +27,13 @@ export const ssoRouter = router({
     .input(SetSsoConnectionInput)
     .output(SsoConnection)
     .mutation(({ ctx, input }) => setSsoConnection(ctx.db, ctx.actor, input)),
+  setSaml: memberProcedure(setSamlConnection.requirement)
+    .input(SetSamlConnectionInput)
+    .output(SsoConnection)
+    .mutation(({ ctx, input }) => setSamlConnection(ctx.db, ctx.actor, input)),
+  lastTest: memberProcedure(lastSsoTest.requirement)
+    .output(SsoTestSignIn.nullable())
+    .query(({ ctx }) => lastSsoTest(ctx.db, ctx.actor)),
   remove: memberProcedure(removeSsoConnection.requirement)
     .output(SsoConnection)
     .mutation(({ ctx }) => removeSsoConnection(ctx.db, ctx.actor)),

@@ -1,0 +1,5 @@
+import { samlAcsRoute } from "@/server/http/api-routes";
+
+export const dynamic = "force-dynamic";
+
+export { samlAcsRoute as POST };
