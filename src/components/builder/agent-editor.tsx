@@ -186,9 +186,9 @@ function FallbackModelsField({
     onChange(next);
   };
   return (
-    <fieldset className="bare" data-testid="fallback-models">
+    <fieldset className="bare fallback-models" data-testid="fallback-models">
       <legend className="muted">Fallback models</legend>
-      <p className="hint flush-top">
+      <p className="muted fallback-hint">
         Tried in this order when the model fails before answering (rate limited, down, timed out), after one retry;
         never once the answer has started. The run is charged once, at the price of the model that answered.
       </p>
