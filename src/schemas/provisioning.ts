@@ -146,6 +146,10 @@ export const RemoveSubscriptionInput = z.strictObject({ endUserId: Uuid, tierPla
 export const RemoveGrantInput = z.strictObject({ endUserId: Uuid, grantId: Uuid });
 
 export const PriceInterval = z.enum(["month", "year"]);
+/** A price's currency: an ISO 4217 code, three capitals. */
+export const CURRENCY_CODE_CHARS = 3;
+const CURRENCY_CODE = /^[A-Z]{3}$/;
+
 /** A plan's shown price: up to a million in the currency's main unit. */
 export const MAX_PRICE_AMOUNT = 100_000_000;
 export const MAX_PLAN_FEATURES = 20;
@@ -156,10 +160,7 @@ const PlanDetails = {
   priceAmount: boundedInt(0, MAX_PRICE_AMOUNT).nullable().optional().meta({
     description: "The price shown (never charged here), in the currency's smallest unit (cents); null removes it",
   }),
-  priceCurrency: z
-    .string()
-    .regex(/^[A-Z]{3}$/, "An ISO 4217 code in capitals, e.g. USD")
-    .optional(),
+  priceCurrency: z.string().regex(CURRENCY_CODE, "An ISO 4217 code in capitals, e.g. USD").optional(),
   priceInterval: PriceInterval.optional(),
   features: z
     .array(plainText(MAX_PLAN_FEATURE_CHARS).trim().min(1))

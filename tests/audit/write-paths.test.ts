@@ -24,6 +24,7 @@ import * as builder from "@/server/services/builder";
 import * as builderTemplates from "@/server/services/builder-templates";
 import * as conversations from "@/server/services/conversations";
 import * as directory from "@/server/services/directory";
+import * as saml from "@/server/services/saml";
 import * as sso from "@/server/services/sso";
 import * as endUsers from "@/server/services/end-users";
 import * as endUserBatches from "@/server/services/end-user-batches";
@@ -46,6 +47,7 @@ import * as testSuites from "@/server/services/test-suites";
 import * as tierPlans from "@/server/services/tier-plans";
 import * as userGroups from "@/server/services/user-groups";
 import * as webhooks from "@/server/services/webhooks";
+import { IDP_CERTIFICATE } from "../fake-saml";
 import { addPerson, api, issueKey, newOrganization, uniqueSuffix, type Tenant } from "../helpers";
 
 const SERVICES_DIR = path.resolve(__dirname, "../../src/server/services");
@@ -67,6 +69,10 @@ const READS_AND_RUNS = new Set([
   "listDirectoryGroups",
   "listDirectoryUsers",
   "testSsoConnection",
+  "lastSsoTest",
+  // A test sign-in is started, not a change: nobody is signed in, nothing is configured.
+  "startOidcTest",
+  "startSamlTest",
   "listApiKeys",
   "listAuditEvents",
   "exportAuditEvents",
@@ -339,6 +345,17 @@ const WRITES: Record<string, Scenario> = {
       issuer: "http://127.0.0.1:9",
       clientId: "atrium",
       clientSecret: "s3cret",
+      domains: [],
+    });
+    return "sso_connection.create";
+  },
+  setSamlConnection: async (w) => {
+    // A new connection whatever the scenarios before it left.
+    await db().ssoConnection.deleteMany({ where: { organizationId: w.tenant.organization.id } });
+    await saml.setSamlConnection(db(), w.op, {
+      entityId: "https://idp.example.com/saml",
+      ssoUrl: "https://idp.example.com/saml/sso",
+      certificate: IDP_CERTIFICATE,
       domains: [],
     });
     return "sso_connection.create";

@@ -7,7 +7,13 @@ import { useSearchParams } from "next/navigation";
 import { useState, type FormEvent, type ReactNode } from "react";
 import { CopyButton, ErrorAlert, FormField, Panel } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
-import { MAX_DOMAIN_CHARS, MAX_SHORT_NAME_CHARS, MAX_SSO_DOMAINS, MAX_URL_CHARS } from "@/schemas/limits";
+import {
+  MAX_DOMAIN_CHARS,
+  MAX_LABEL_CHARS,
+  MAX_SHORT_NAME_CHARS,
+  MAX_SSO_DOMAINS,
+  MAX_URL_CHARS,
+} from "@/schemas/limits";
 
 export interface SamlServiceProvider {
   entityId: string;
@@ -107,7 +113,7 @@ export function SamlPanel({
           <textarea rows={4} value={metadataXml} onChange={(e) => setMetadataXml(e.target.value)} />
         </FormField>
         <FormField label="Identity provider entity ID (issuer)">
-          <input maxLength={1_000} value={entityId} onChange={(e) => setEntityId(e.target.value)} />
+          <input maxLength={MAX_LABEL_CHARS * 2} value={entityId} onChange={(e) => setEntityId(e.target.value)} />
         </FormField>
         <FormField label="Single sign-on URL (HTTP-Redirect)">
           <input type="url" maxLength={MAX_URL_CHARS} value={ssoUrl} onChange={(e) => setSsoUrl(e.target.value)} />

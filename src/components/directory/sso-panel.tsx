@@ -46,13 +46,12 @@ export function SsoPanel({
 
 function ProtocolSwitch({ value, onChange }: { value: Protocol; onChange: (protocol: Protocol) => void }) {
   return (
-    <label className="row">
-      Protocol
+    <FormField label="Protocol">
       <select value={value} onChange={(e) => onChange(e.target.value as Protocol)}>
         <option value="oidc">OpenID Connect</option>
         <option value="saml">SAML 2.0</option>
       </select>
-    </label>
+    </FormField>
   );
 }
 

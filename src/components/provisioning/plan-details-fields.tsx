@@ -5,7 +5,7 @@ import { FormField } from "@/components/console";
 import "./provisioning.css";
 import { parsePrice, priceInputText } from "@/lib/plan-price";
 import { MAX_DESCRIPTION_CHARS } from "@/schemas/limits";
-import { MAX_PLAN_FEATURE_CHARS, MAX_PLAN_FEATURES, type TierPlan } from "@/schemas/provisioning";
+import { CURRENCY_CODE_CHARS, MAX_PLAN_FEATURE_CHARS, MAX_PLAN_FEATURES, type TierPlan } from "@/schemas/provisioning";
 
 export interface PlanDetailsDraft {
   description: string;
@@ -70,7 +70,7 @@ export function PlanDetailsFields({
         </FormField>
         <FormField label="Currency">
           <input
-            maxLength={3}
+            maxLength={CURRENCY_CODE_CHARS}
             size={4}
             pattern="[A-Za-z]{3}"
             value={value.currency}

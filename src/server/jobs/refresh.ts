@@ -127,7 +127,7 @@ async function refreshSource(db: Db, source: ClaimedRefresh, options: IndexingOp
     db.$transaction(
       async (tx) => {
         if (!(await lockSource(tx, source.id))) return;
-        // Unscoped read of the row just locked: the claim named it, and its organization is checked on write.
+        // Unscoped: the row just locked; the claim named it, and its organization is checked on write.
         const current = await tx.source.findUnique({ where: { id: source.id }, select: { text: true } });
         if (current?.text === document.text) {
           await recordCheck(tx, source, "unchanged", "Fetched again; the text is the same.", fetched);

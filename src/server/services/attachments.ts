@@ -263,7 +263,7 @@ export const getFile = guarded(
   ): Promise<{ file: AttachmentFile }> {
     const row = isUuid(input.fileId)
       ? await db.attachment.findFirst({
-          where: { id: input.fileId.toLowerCase(), ...readableBy(actor) },
+          where: { id: input.fileId.toLowerCase(), organizationId: actor.organizationId, ...readableBy(actor) },
           select: FILE_SELECT,
         })
       : null;

@@ -199,7 +199,9 @@ const KNOWLEDGEBASE_DETAIL = `
       select json_agg(source) from (
         select s.id, s.name, s.type, s.status, s.searchable, s.disabled, coalesce(s.url, '') as url,
           ${isoUtc("s.updated_at")} as "updatedAt", ${isoUtc("s.created_at")} as "createdAt", s.size_bytes as "sizeBytes",
-          coalesce(s.error_message, '') as "errorMessage", s.created_via as "createdVia"
+          coalesce(s.error_message, '') as "errorMessage", s.created_via as "createdVia",
+          case when s.refresh in ('daily', 'weekly') then s.refresh end as refresh,
+          ${isoUtc("s.checked_at")} as "checkedAt", coalesce(s.refresh_error, '') as "refreshError", s.crawl_id as "crawlId"
         from sources s where s.organization_id = $1 and s.knowledgebase_id = k.id
         order by s.created_at, s.id) source), '[]'::json) as sources,
     coalesce((

@@ -265,7 +265,9 @@ export const sendWebhookTestEvent = guarded(
     );
     const deliveryId = rows[0]!.id;
     const sent = await deliverNow(db, deliveryId);
-    const delivery = await db.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } });
+    const delivery = await db.webhookDelivery.findFirstOrThrow({
+      where: { id: deliveryId, organizationId: actor.organizationId },
+    });
     if (!sent?.exchange) throw new AppError("conflict", "The test event could not be sent; try again.");
     return {
       delivery: toWebhookDelivery(delivery),

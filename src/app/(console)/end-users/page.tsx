@@ -218,9 +218,8 @@ function EndUsers() {
           <button type="submit">Search</button>
         </form>
         <div className="end-user-filters">
-          <div>
-            <label htmlFor="filter-plan">Plan</label>
-            <select id="filter-plan" value={filter.plan} onChange={(e) => filterBy({ plan: e.target.value })}>
+          <FormField label="Plan">
+            <select value={filter.plan} onChange={(e) => filterBy({ plan: e.target.value })}>
               <option value="">Any plan</option>
               {plans.items.map((plan) => (
                 <option key={plan.id} value={plan.id}>
@@ -228,11 +227,10 @@ function EndUsers() {
                 </option>
               ))}
             </select>
-          </div>
+          </FormField>
           {!groups.unavailable && (
-            <div>
-              <label htmlFor="filter-group">Group</label>
-              <select id="filter-group" value={filter.group} onChange={(e) => filterBy({ group: e.target.value })}>
+            <FormField label="Group">
+              <select value={filter.group} onChange={(e) => filterBy({ group: e.target.value })}>
                 <option value="">Any group</option>
                 {groups.entities.map((group) => (
                   <option key={group.id} value={group.id}>
@@ -240,34 +238,24 @@ function EndUsers() {
                   </option>
                 ))}
               </select>
-            </div>
+            </FormField>
           )}
-          <div>
-            <label htmlFor="filter-status">Status</label>
-            <select
-              id="filter-status"
-              value={filter.status}
-              onChange={(e) => filterBy({ status: e.target.value as Filter["status"] })}
-            >
+          <FormField label="Status">
+            <select value={filter.status} onChange={(e) => filterBy({ status: e.target.value as Filter["status"] })}>
               <option value="">Any status</option>
               <option value="active">Active</option>
               <option value="revoked">Revoked</option>
               <option value="suspended">Suspended</option>
             </select>
-          </div>
-          <div>
-            <label htmlFor="filter-sort">Sort by</label>
-            <select
-              id="filter-sort"
-              value={filter.sort}
-              onChange={(e) => filterBy({ sort: e.target.value as Filter["sort"] })}
-            >
+          </FormField>
+          <FormField label="Sort by">
+            <select value={filter.sort} onChange={(e) => filterBy({ sort: e.target.value as Filter["sort"] })}>
               <option value="created">Oldest first</option>
               <option value="newest">Newest first</option>
               <option value="email">Email, A to Z</option>
               <option value="lastSeen">Last seen</option>
             </select>
-          </div>
+          </FormField>
         </div>
         {selected.length > 0 && (
           <EndUserBulkActions
