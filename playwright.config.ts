@@ -11,7 +11,9 @@ export default defineConfig({
   // A route's first visit on a fresh production server loads its modules from a cold disk; on CI's two
   // busy cores one such navigation once took over the default 5 s (e2e/chat.spec.ts).
   expect: { timeout: 10_000 },
-  workers: 1,
+  // Two browsers at once against the one server: each test works in its own organization, and on
+  // two cores the whole run takes about two thirds of one worker's time. E2E_WORKERS=1: one by one.
+  workers: Number(process.env.E2E_WORKERS ?? 2),
   reporter: [["list"], ["json", { outputFile: ".test-results/e2e.json" }]],
   use: {
     baseURL: `http://127.0.0.1:${E2E_PORT}`,

@@ -4,6 +4,7 @@
 import { ArrowLeft, List, Play, Redo2, Settings, Undo2, Workflow } from "lucide-react";
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { pageTitle } from "@/components/console";
 import type { NodeHistory } from "../use-node-history";
 
 export function StudioBar({
@@ -29,6 +30,7 @@ export function StudioBar({
       <Link href="/flows" className="studio-back" aria-label="All flows">
         <ArrowLeft size={18} aria-hidden />
       </Link>
+      <title>{pageTitle(`${name || "Untitled flow"} · Flow studio`)}</title>
       <h1>{name || "Untitled flow"}</h1>
       <span className="studio-status">{status}</span>
       <span className="studio-actions">
