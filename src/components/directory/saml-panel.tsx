@@ -7,13 +7,8 @@ import { useSearchParams } from "next/navigation";
 import { useState, type FormEvent, type ReactNode } from "react";
 import { CopyButton, ErrorAlert, FormField, Panel } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
-import {
-  MAX_DOMAIN_CHARS,
-  MAX_LABEL_CHARS,
-  MAX_SHORT_NAME_CHARS,
-  MAX_SSO_DOMAINS,
-  MAX_URL_CHARS,
-} from "@/schemas/limits";
+import { domainList, SignInNameFields } from "./sign-in-name-fields";
+import { MAX_LABEL_CHARS, MAX_URL_CHARS } from "@/schemas/limits";
 
 export interface SamlServiceProvider {
   entityId: string;
@@ -79,10 +74,7 @@ export function SamlPanel({
         : { entityId, ssoUrl, ...(certificate.trim() ? { certificate } : {}) };
     save.mutate({
       ...source,
-      domains: domains
-        .split(",")
-        .map((domain) => domain.trim())
-        .filter(Boolean),
+      domains: domainList(domains),
       displayName,
     });
   }
@@ -124,22 +116,14 @@ export function SamlPanel({
           <textarea rows={4} value={certificate} onChange={(e) => setCertificate(e.target.value)} />
         </FormField>
       </details>
-      <FormField label="Email domains (comma-separated)" hint="Only addresses in these domains sign in.">
-        <input
-          maxLength={MAX_SSO_DOMAINS * (MAX_DOMAIN_CHARS + 2)}
-          value={domains}
-          onChange={(e) => setDomains(e.target.value)}
-          placeholder="contoso.com"
-        />
-      </FormField>
-      <FormField label="Button name (“Continue with …”)">
-        <input
-          maxLength={MAX_SHORT_NAME_CHARS}
-          value={displayName}
-          onChange={(e) => setDisplayName(e.target.value)}
-          placeholder="Contoso"
-        />
-      </FormField>
+      <SignInNameFields
+        domains={domains}
+        onDomains={setDomains}
+        displayName={displayName}
+        onDisplayName={setDisplayName}
+        domainsLabel="Email domains (comma-separated)"
+        domainsHint="Only addresses in these domains sign in."
+      />
       <ErrorAlert error={save.error} />
       <div className="row">
         <button className="primary" type="submit" disabled={save.isPending}>

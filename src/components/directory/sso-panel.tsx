@@ -6,15 +6,9 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Suspense, useState, type FormEvent, type ReactNode } from "react";
 import { ConfirmButton, CopyButton, ErrorAlert, FormField, Panel } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
+import { domainList, SignInNameFields } from "./sign-in-name-fields";
 import { SamlPanel, SsoTestResult, type SamlServiceProvider } from "./saml-panel";
-import {
-  MAX_CLIENT_SECRET_CHARS,
-  MAX_DOMAIN_CHARS,
-  MAX_LABEL_CHARS,
-  MAX_SHORT_NAME_CHARS,
-  MAX_SSO_DOMAINS,
-  MAX_URL_CHARS,
-} from "@/schemas/limits";
+import { MAX_CLIENT_SECRET_CHARS, MAX_LABEL_CHARS, MAX_URL_CHARS } from "@/schemas/limits";
 
 type Protocol = "oidc" | "saml";
 
@@ -87,10 +81,7 @@ function OidcPanel({ callbackUrl, switcher }: { callbackUrl: string; switcher: R
       issuer,
       clientId,
       ...(clientSecret ? { clientSecret } : {}),
-      domains: domains
-        .split(",")
-        .map((domain) => domain.trim())
-        .filter(Boolean),
+      domains: domainList(domains),
       displayName,
     });
   }
@@ -129,22 +120,13 @@ function OidcPanel({ callbackUrl, switcher }: { callbackUrl: string; switcher: R
           onChange={(e) => setClientSecret(e.target.value)}
         />
       </FormField>
-      <FormField label="Member email domains (comma-separated)">
-        <input
-          maxLength={MAX_SSO_DOMAINS * (MAX_DOMAIN_CHARS + 2)}
-          value={domains}
-          onChange={(e) => setDomains(e.target.value)}
-          placeholder="contoso.com"
-        />
-      </FormField>
-      <FormField label="Button name (“Continue with …”)">
-        <input
-          maxLength={MAX_SHORT_NAME_CHARS}
-          value={displayName}
-          onChange={(e) => setDisplayName(e.target.value)}
-          placeholder="Contoso"
-        />
-      </FormField>
+      <SignInNameFields
+        domains={domains}
+        onDomains={setDomains}
+        displayName={displayName}
+        onDisplayName={setDisplayName}
+        domainsLabel="Member email domains (comma-separated)"
+      />
       <ErrorAlert error={failure} />
       {test.data && (
         <div className="sso-test-result">

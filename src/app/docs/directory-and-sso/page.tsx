@@ -5,29 +5,9 @@ import path from "node:path";
 import type { Metadata } from "next";
 import Link from "next/link";
 import ReactMarkdown, { type Components } from "react-markdown";
+import remarkGfm from "remark-gfm";
 
 export const metadata: Metadata = { title: "Directory and single sign-on · Atrium" };
-
-/**
- * Tables as lists: the renderer here reads CommonMark, which has no tables. "| Tenant URL | `…` |"
- * becomes "- **Tenant URL**: `…`"; a table's header and rule rows are dropped.
- */
-function tablesAsLists(markdown: string): string {
-  return markdown
-    .split("\n")
-    .flatMap((line) => {
-      if (!/^\s*\|.*\|\s*$/.test(line)) return [line];
-      const cells = line
-        .trim()
-        .slice(1, -1)
-        .split(/(?<!\\)\|/)
-        .map((cell) => cell.trim());
-      if (cells.every((cell) => cell === "" || /^:?-+:?$/.test(cell))) return [];
-      const [first, ...rest] = cells;
-      return [`- **${first}**${rest.length ? `: ${rest.filter(Boolean).join(" — ")}` : ""}`];
-    })
-    .join("\n");
-}
 
 // Links to the other files of docs/ lead nowhere on this site: their text stays, as text.
 const components: Components = {
@@ -42,7 +22,9 @@ export default function DirectoryGuidePage() {
         <Link href="/directory">← Back to the Directory page</Link>
       </p>
       <article>
-        <ReactMarkdown components={components}>{tablesAsLists(markdown)}</ReactMarkdown>
+        <ReactMarkdown components={components} remarkPlugins={[remarkGfm]}>
+          {markdown}
+        </ReactMarkdown>
       </article>
     </main>
   );
