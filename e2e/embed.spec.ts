@@ -2,7 +2,7 @@
 // (its "backend" signs tokens with jose) embeds <atrium-chat> on the allowed origin, alice chats
 // and her pool is charged; the same page on another origin is refused by the browser (the frame's
 // frame-ancestors) and says so; tampered and expired tokens are refused in words; third-party
-// cookies are blocked throughout; and the launcher works at phone size.
+// cookies are blocked throughout; and the launcher, in the portal's colour, works at phone size.
 import { once } from "node:events";
 import http from "node:http";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
@@ -169,7 +169,11 @@ test("at phone size the launcher opens the chat over the page", async ({ page, r
   await page.setViewportSize({ width: 390, height: 844 });
   const before = await creditsUsed(request);
   await page.goto(`${ALLOWED}/?mode=launcher`);
-  await page.getByRole("button", { name: "Chat" }).click();
+  // The launcher wears the portal's accent colour (#0b7285), with text readable on it.
+  const launcher = page.getByRole("button", { name: "Chat" });
+  await expect(launcher).toHaveCSS("background-color", "rgb(11, 114, 133)");
+  await expect(launcher).toHaveCSS("color", "rgb(255, 255, 255)");
+  await launcher.click();
   await chat(page);
   await expect.poll(() => creditsUsed(request)).toBe(before + 1);
   const box = await page.locator("atrium-chat iframe").boundingBox();

@@ -153,6 +153,13 @@ export const EmbedSessionOutput = z.object({
   endUser: z.object({ id: Uuid, email: z.string(), fullName: z.string() }),
 });
 
+/** The launcher's look on an embedding page: the portal's accent and a readable text colour on it. */
+export const EmbedLookOutput = z.object({
+  name: z.string(),
+  accent: z.string(),
+  accentText: z.string(),
+});
+
 // ---- Console: the outbox and an end user's effective access ----
 
 export const OutboxMessage = z

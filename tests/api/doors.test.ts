@@ -651,6 +651,20 @@ const CASES: Record<string, Case> = {
       },
     ],
   },
+  "/api/portal/{portal}/embed/look": {
+    sample: () => "/api/portal/nowhere/embed/look",
+    probes: [
+      {
+        method: "GET",
+        path: () => "/api/portal/nowhere/embed/look",
+        headers: () => ({ origin: "https://shop.example" }),
+        check: (response) => {
+          answeredDirectly(response);
+          expectEnvelope(response, 404, "not_found");
+        },
+      },
+    ],
+  },
   "/embed.js": {
     sample: () => "/embed.js",
     probes: [

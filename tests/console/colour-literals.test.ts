@@ -14,7 +14,7 @@ const SRC = join(ROOT, "src");
  */
 const ALLOWED = new Set([
   "src/app/theme.css",
-  "src/components/portal/theme.ts",
+  "src/lib/portal-theme.ts",
   "src/app/apple-icon.tsx",
   "src/app/manifest.ts",
   "src/server/embed/widget-script.ts",

@@ -5,7 +5,7 @@ import { StreamError } from "@/components/chat/stream-reply";
 import { nextRenewal, outOfCreditsMessage, type Credits } from "@/components/portal/credits";
 import { createPortalI18n } from "@/components/portal/i18n";
 import { isUnauthorized, portalError, portalErrorText, waitInWords } from "@/components/portal/portal-errors";
-import { contrastRatio, portalTheme } from "@/components/portal/theme";
+import { contrastRatio, portalTheme } from "@/lib/portal-theme";
 
 describe("portalTheme", () => {
   it("keeps button text and links readable (4.5:1) whatever accent an admin picks", () => {

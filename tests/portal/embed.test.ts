@@ -434,6 +434,25 @@ describe("the embed frame's headers, through the production listener", () => {
     expect(await framing(`/embed/${embedded.portal.slug}`)).toEqual(closed);
   });
 
+  it("tells an allowed origin the launcher's colours, and refuses any other with 403", async () => {
+    const embedded = await embeddedPortal({ accentColor: "#0b7285" });
+    const look = (origin: string | null) =>
+      fetch(`${server.base}/api/portal/${embedded.portal.slug}/embed/look`, {
+        headers: origin ? { Origin: origin } : {},
+      }).then(toApiResponse);
+    const allowed = await look(SITE);
+    expect(allowed.status).toBe(200);
+    expect(allowed.body).toEqual({ name: embedded.portal.name, accent: "#0b7285", accentText: "#ffffff" });
+    expect(allowed.headers.get("access-control-allow-origin")).toBe(SITE);
+    for (const origin of [OTHER_SITE, null]) {
+      const refused = await look(origin);
+      expectError(refused, 403, "origin_not_allowed");
+      expect(refused.headers.get("access-control-allow-origin")).toBeNull();
+    }
+    await api("PATCH", `/portals/${embedded.portal.id}`, { key: embedded.key, body: { embed: { enabled: false } } });
+    expectError(await look(SITE), 403, "origin_not_allowed");
+  });
+
   it("serves /embed.js to any page, without the console's bundle", async () => {
     const response = await fetch(`${base}/embed.js`);
     const text = await response.text();

@@ -11,7 +11,7 @@ import { portalError, portalErrorText } from "./portal-errors";
 import { usePortalBase, usePortalPlace } from "./portal-place";
 import { usePortalTRPC } from "./portal-trpc";
 import { markSignedOut } from "./session-memory";
-import { portalTheme } from "./theme";
+import { portalTheme } from "@/lib/portal-theme";
 import "./portal.css";
 
 export type PortalInfo = {

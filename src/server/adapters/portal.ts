@@ -13,9 +13,10 @@ import { assertJsonBody, assertSameOrigin, ownOrigins } from "@/server/auth/same
 import type { Db } from "@/server/db";
 import { logIfUnexpected, toAppError } from "@/server/errors";
 import { endUserForSession } from "@/server/services/end-user-sessions";
-import { exchangeEmbedToken } from "@/server/services/portal-embed";
+import { embedLook, exchangeEmbedToken } from "@/server/services/portal-embed";
+import { portalTheme } from "@/lib/portal-theme";
 import { resolvePortal } from "@/server/services/portals";
-import { EmbedOrigin, EmbedSessionInput, type EmbedSessionOutput } from "@/schemas/portal";
+import { EmbedOrigin, EmbedSessionInput, type EmbedLookOutput, type EmbedSessionOutput } from "@/schemas/portal";
 import type { z } from "zod";
 import type { PortalContext } from "@/server/trpc/portal/init";
 import { callSlots } from "@/server/trpc/call-slots";
@@ -161,6 +162,34 @@ export function createEmbedSessionHandler(options: { db: () => Db }) {
       });
     } catch (error) {
       return errorResponse(toAppError(error), requestId, { "Cache-Control": "no-store" });
+    }
+  };
+}
+
+/**
+ * `GET /api/portal/{portal}/embed/look`: the launcher's colours and name for a page of an allowed
+ * origin, read by /embed.js before anyone signs in (the browser sends the Origin of a cross-origin
+ * fetch). Answered with that origin in Access-Control-Allow-Origin; any other origin gets 403.
+ */
+export function createEmbedLookHandler(options: { db: () => Db }) {
+  return async function handleEmbedLook(request: Request, portalRef: string): Promise<Response> {
+    const requestId = requestIdFor(request);
+    const origin = request.headers.get("origin");
+    const headers = { "Cache-Control": "no-store", "X-Request-Id": requestId, Vary: "Origin" };
+    try {
+      const look = await embedLook(options.db(), portalRef, origin);
+      const theme = portalTheme(look.accentColor);
+      const body: z.infer<typeof EmbedLookOutput> = {
+        name: look.name,
+        accent: theme.accent,
+        accentText: theme.accentText,
+      };
+      return new Response(JSON.stringify(body), {
+        status: 200,
+        headers: { ...headers, "Content-Type": "application/json", "Access-Control-Allow-Origin": origin! },
+      });
+    } catch (error) {
+      return errorResponse(toAppError(error), requestId, headers);
     }
   };
 }

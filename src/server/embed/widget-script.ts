@@ -6,13 +6,15 @@
 // to Atrium's origin only, and again whenever the `token` attribute changes. The frame reports a
 // session that ended (`atrium-token-expired` event on the element: set a new token) and a refused
 // token (`atrium-refused`). A frame that never says ready (its origin not allowed, so the browser
-// refused to show it) is replaced by a readable refusal.
+// refused to show it) is replaced by a readable refusal. The launcher takes the portal's accent
+// colour from /api/portal/<portal>/embed/look.
 export const EMBED_SCRIPT = String.raw`(function () {
   "use strict";
   if (!window.customElements || window.customElements.get("atrium-chat")) return;
   var script = document.currentScript;
   var ATRIUM = script && script.src ? new URL(script.src).origin : window.location.origin;
   var READY_TIMEOUT_MS = 15000;
+  var HEX = /^#[0-9a-f]{6}$/i;
   var REFUSED = "This chat can't be shown on this page: the site isn't allowed to embed it, or the service can't be reached.";
   var STYLE =
     ":host{--atrium-accent:#1f4fd1;--atrium-accent-text:#fff;font:14px/1.4 system-ui,sans-serif;color-scheme:light dark}" +
@@ -110,6 +112,24 @@ export const EMBED_SCRIPT = String.raw`(function () {
       panel.addEventListener("keydown", function (event) { if (event.key === "Escape") toggle(false); });
       root.appendChild(launcher);
       root.appendChild(panel);
+      this._applyLook(root);
+    }
+
+    // The portal's accent colours the launcher, as a :host rule so the page's own
+    // --atrium-accent on the element still wins. A refused or failed look keeps the default.
+    _applyLook(root) {
+      var self = this;
+      var rendered = (this._renders = (this._renders || 0) + 1);
+      var url = ATRIUM + "/api/portal/" + encodeURIComponent(this.getAttribute("portal") || "") + "/embed/look";
+      fetch(url, { credentials: "omit" })
+        .then(function (response) { return response.ok ? response.json() : null; })
+        .then(function (look) {
+          if (!look || !HEX.test(look.accent) || !HEX.test(look.accentText) || self._renders !== rendered) return;
+          var style = document.createElement("style");
+          style.textContent = ":host{--atrium-accent:" + look.accent + ";--atrium-accent-text:" + look.accentText + "}";
+          root.appendChild(style);
+        })
+        .catch(function () {});
     }
 
     _openFrame() {

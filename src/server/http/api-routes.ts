@@ -11,6 +11,7 @@ import {
 } from "@/server/adapters/console";
 import { createMetricsHandler } from "@/server/adapters/metrics";
 import {
+  createEmbedLookHandler,
   createEmbedSessionHandler,
   createPortalConversationHandler,
   createPortalFilesHandler,
@@ -128,6 +129,11 @@ export const portalRunEventsRoute = observed(
 const embedSession = createEmbedSessionHandler({ db: getDb });
 export const embedSessionRoute = observed("/api/portal/{portal}/embed/session", (request: Request, portal: string) =>
   embedSession(request, portal),
+);
+
+const embedLook = createEmbedLookHandler({ db: getDb });
+export const embedLookRoute = observed("/api/portal/{portal}/embed/look", (request: Request, portal: string) =>
+  embedLook(request, portal),
 );
 
 export const embedScriptRoute: Handler = observed("/embed.js", async (request: Request) =>

@@ -10,6 +10,7 @@ import {
   consoleFilesRoute,
   consoleRunEventsRoute,
   consoleTrpcRoute,
+  embedLookRoute,
   embedScriptRoute,
   embedSessionRoute,
   healthRoute,
@@ -104,6 +105,12 @@ export const DIRECT_ROUTES: readonly DirectRoute[] = [
     door: "portal",
     methods: ["POST"],
     handler: (request, [portal]) => embedSessionRoute(request, portal!),
+  },
+  {
+    path: "/api/portal/{portal}/embed/look",
+    door: "portal",
+    methods: ["GET"],
+    handler: (request, [portal]) => embedLookRoute(request, portal!),
   },
   { path: "/embed.js", door: "portal", methods: ["GET"], handler: (request) => embedScriptRoute(request) },
   {

@@ -209,6 +209,26 @@ export async function exchangeEmbedToken(db: Db, exchange: EmbedExchange): Promi
   return { session, endUser: actor.endUser };
 }
 
+export interface EmbedLook {
+  /** The portal's accent colour, or null for Atrium's default. */
+  accentColor: string | null;
+  /** The portal's name, for the launcher's accessible name. */
+  name: string;
+}
+
+/**
+ * The portal's look for the launcher on an embedding page, before any sign-in: what the portal's
+ * own sign-in page shows anyone, and only to an origin that may embed it.
+ */
+export async function embedLook(db: Db, portalRef: string, origin: string | null): Promise<EmbedLook> {
+  const portal = await resolvePortal(db, portalRef);
+  if (!portal.embedEnabled)
+    throw new AppError("origin_not_allowed", "This portal's chat cannot be embedded: embedding is turned off.");
+  if (!embedAllows(portal, origin))
+    throw new AppError("origin_not_allowed", "This page's origin may not embed this portal's chat.");
+  return { accentColor: portal.accentColor, name: portal.name };
+}
+
 /** The origins that may frame the portal's embed page: none when embedding is off or the portal unknown. */
 export async function embedFrameAncestors(db: Db, portalRef: string): Promise<string[]> {
   const portal = await resolvePortal(db, portalRef).catch((error: unknown) => {

@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useParams } from "next/navigation";
 import { useState, type CSSProperties, type FormEvent } from "react";
 import { PortalLink } from "@/components/portal/portal-link";
-import { portalTheme } from "@/components/portal/theme";
+import { portalTheme } from "@/lib/portal-theme";
 import "@/components/portal/portal-preview.css";
 import {
   ErrorAlert,
