@@ -4,7 +4,7 @@
 // result on its card; Delete and undo work from the keyboard. On a phone the same flow is a list
 // of steps, each opened, added, moved and deleted.
 import { expect, test, type Page } from "@playwright/test";
-import { api, canvasAtRest, draftNodes, flowCard, screenshot, signedInDemo } from "./fixtures";
+import { api, canvasAtRest, draftNodes, flowCard, screenshot, signedInDemo, VIEWPORTS } from "./fixtures";
 
 /** Connects a node's dot (a condition's named one) to another node by clicking one, then the other. */
 async function connect(page: Page, from: number, to: number, handle?: string) {
@@ -191,51 +191,57 @@ test.describe("every step's settings, at a desk", () => {
   });
 });
 
-test.describe("a version compared with the draft, at a desk", () => {
-  test.use({ viewport: { width: 1440, height: 900 } });
+for (const viewport of VIEWPORTS) {
+  test.describe(`a version compared with the draft, ${viewport.name}`, () => {
+    test.use({ viewport });
 
-  test("the canvas marks the steps added and changed since the version, and names those removed", async ({ page }) => {
-    const demo = await signedInDemo(page);
-    const key = demo.orgKey.secret;
-    const start = { id: "start", type: "trigger_start", data: {} };
-    const out = { id: "out", type: "output", data: { value: "{{nodes.greet.output}}" } };
-    const { flow } = await api(page.request, key, "POST", "/flows", {
-      name: "Greeter",
-      nodes: [
-        start,
-        { id: "greet", type: "template", data: { template: "Hi" } },
-        { id: "bye", type: "template", data: { template: "Bye" } },
-        out,
-      ],
-    });
-    await api(page.request, key, "POST", `/flows/${flow.id}/publish`, {});
-    await api(page.request, key, "PATCH", `/flows/${flow.id}/draft`, {
-      nodes: [
-        start,
-        { id: "greet", type: "template", data: { template: "Hello" } },
-        { id: "more", type: "template", data: { template: "More" } },
-        out,
-      ],
-    });
-    await page.goto(`/flows/${flow.id}/studio`);
-    await expect(flowCard(page, 1)).toContainText("Hello");
-    await page.getByRole("button", { name: "Settings" }).click();
-    const drawer = page.getByRole("dialog", { name: "Flow settings" });
-    await drawer.getByRole("button", { name: "Compare with draft" }).click();
-    await expect(drawer.getByTestId("version-changes")).toBeVisible();
-    await drawer.getByRole("button", { name: "Close flow settings" }).click();
+    test("the steps added and changed since the version are marked, and those removed named", async ({ page }) => {
+      const demo = await signedInDemo(page);
+      const key = demo.orgKey.secret;
+      const start = { id: "start", type: "trigger_start", data: {} };
+      const out = { id: "out", type: "output", data: { value: "{{nodes.greet.output}}" } };
+      const { flow } = await api(page.request, key, "POST", "/flows", {
+        name: "Greeter",
+        nodes: [
+          start,
+          { id: "greet", type: "template", data: { template: "Hi" } },
+          { id: "bye", type: "template", data: { template: "Bye" } },
+          out,
+        ],
+      });
+      await api(page.request, key, "POST", `/flows/${flow.id}/publish`, {});
+      await api(page.request, key, "PATCH", `/flows/${flow.id}/draft`, {
+        nodes: [
+          start,
+          { id: "greet", type: "template", data: { template: "Hello" } },
+          { id: "more", type: "template", data: { template: "More" } },
+          out,
+        ],
+      });
+      // On the canvas at a desk, in the list of steps on a phone.
+      const step = (index: number) =>
+        viewport.name === "desktop" ? flowCard(page, index) : page.getByTestId("flow-step").nth(index);
+      await page.goto(`/flows/${flow.id}/studio`);
+      // The draft is shown: its second step now leads to the added one.
+      await expect(step(1)).toContainText(viewport.name === "desktop" ? "Hello" : "then More");
+      await page.getByRole("button", { name: "Settings" }).click();
+      const drawer = page.getByRole("dialog", { name: "Flow settings" });
+      await drawer.getByRole("button", { name: "Compare with draft" }).click();
+      await expect(drawer.getByTestId("version-changes")).toBeVisible();
+      await drawer.getByRole("button", { name: "Close flow settings" }).click();
 
-    const note = page.getByTestId("compare-on-canvas");
-    await expect(note).toContainText("Since version 1: 1 added, 1 changed");
-    await expect(note).toContainText("removed: Bye");
-    await expect(flowCard(page, 1).getByTestId("node-change")).toHaveText("Changed");
-    await expect(flowCard(page, 2).getByTestId("node-change")).toHaveText("Added");
-    await expect(page.getByTestId("node-change")).toHaveCount(2);
-    await screenshot(page, "flow-studio-compare");
-    await note.getByRole("button", { name: "Stop comparing" }).click();
-    await expect(page.getByTestId("node-change")).toHaveCount(0);
+      const note = page.getByTestId("compare-on-canvas");
+      await expect(note).toContainText("Since version 1: 1 added, 1 changed");
+      await expect(note).toContainText("removed: Bye");
+      await expect(step(1).getByTestId("node-change")).toHaveText("Changed");
+      await expect(step(2).getByTestId("node-change")).toHaveText("Added");
+      await expect(page.getByTestId("node-change")).toHaveCount(2);
+      await screenshot(page, `flow-studio-compare-${viewport.name}`);
+      await note.getByRole("button", { name: "Stop comparing" }).click();
+      await expect(page.getByTestId("node-change")).toHaveCount(0);
+    });
   });
-});
+}
 
 test.describe("on a phone", () => {
   test.use({ viewport: { width: 390, height: 844 } });

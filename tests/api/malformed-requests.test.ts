@@ -155,3 +155,29 @@ describe("the last-resort handler", () => {
     },
   );
 });
+
+describe("keep-alive", () => {
+  // Node's default closes a connection idle for 5 s; a client reusing it just then (a browser, a
+  // load balancer, Playwright's request context) got ECONNRESET on an ordinary request.
+  it("serves a second request on a connection left idle for 6 s", async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const sockets = new Set<net.Socket>();
+    const get = () =>
+      new Promise<number>((resolve, reject) => {
+        const request = http.get({ host: "127.0.0.1", port, path: "/api/health", agent }, (response) => {
+          response.resume();
+          response.on("end", () => resolve(response.statusCode ?? 0));
+        });
+        request.on("socket", (socket) => sockets.add(socket));
+        request.on("error", reject);
+      });
+    try {
+      expect(await get()).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 6_000));
+      expect(await get()).toBe(200);
+      expect(sockets.size).toBe(1);
+    } finally {
+      agent.destroy();
+    }
+  }, 20_000);
+});

@@ -242,12 +242,20 @@ function sentRequestId(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): s
   return line === undefined ? null : line.slice("x-request-id:".length).trim();
 }
 
+/** How long an idle keep-alive connection stays open. */
+export const KEEP_ALIVE_MS = 65_000;
+
 /**
  * Answers in the envelope what node:http refuses before the listener: CONNECT (emitted apart
  * and otherwise met with a closed connection) and requests it cannot parse (a method unknown to
  * its parser, such as TRACK, a malformed request line or header).
  */
 export function guardServer(server: http.Server): void {
+  // An idle keep-alive connection stays open longer than the 60 s load balancers commonly keep
+  // theirs, so a client never reuses one the server is just closing (Node's 5 s default made
+  // such reuse a reset). Headers must still arrive within a bounded time after that.
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  server.headersTimeout = KEEP_ALIVE_MS + 1_000;
   server.on("connect", (message: IncomingMessage, socket: Duplex) => {
     socket.on("error", () => socket.destroy());
     socket.end(rawAnswer(methodNotAllowed(message.method ?? "CONNECT", SERVED_METHODS), requestIdOf(message)));

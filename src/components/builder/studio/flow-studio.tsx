@@ -135,6 +135,7 @@ function StudioFrame({
           missing={missing}
           results={run.results}
           selected={chosen}
+          marks={changes?.marks}
           onOpen={select}
           setNodes={history.setNodes}
         />

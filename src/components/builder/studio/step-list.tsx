@@ -4,6 +4,7 @@
 import { ArrowDown, ArrowUp, ChevronRight, Trash2 } from "lucide-react";
 import type { FlowNode } from "@/schemas/builder";
 import { branchesOf, moveNode, nextIds, nodeTitle, removeNode, typeLabel } from "../flow-nodes";
+import type { StepChange } from "../node-changes";
 import type { NodeResult } from "../run-results";
 
 /** Where the run goes after a step, in words: "then Answer", "gold → Reply, otherwise → Decline". */
@@ -28,12 +29,15 @@ export function StepList({
   missing,
   results,
   selected = null,
+  marks,
   onOpen,
   setNodes,
 }: {
   nodes: FlowNode[];
   missing: { nodeId: string; need: string }[];
   results?: Map<string, NodeResult>;
+  /** Against a compared version: the steps added or changed since. */
+  marks?: Map<string, StepChange>;
   /** The step being edited beside the list (at a desk). */
   selected?: number | null;
   onOpen: (index: number) => void;
@@ -45,10 +49,11 @@ export function StepList({
         const title = nodeTitle(node);
         const needs = missing.filter((m) => m.nodeId === node.id).map((m) => m.need);
         const result = results?.get(node.id);
+        const change = marks?.get(node.id);
         return (
           <li
             key={`${node.id}-${index}`}
-            className={selected === index ? "step selected" : "step"}
+            className={`step${selected === index ? " selected" : ""}${change ? ` compared-${change}` : ""}`}
             data-testid="flow-step"
           >
             <button
@@ -64,6 +69,11 @@ export function StepList({
               <span className="step-text">
                 <span className="step-head">
                   <strong>{title}</strong> <span className="step-type">{typeLabel(node.type)}</span>
+                  {change && (
+                    <span className="flow-card-change" data-testid="node-change">
+                      {change === "added" ? "Added" : "Changed"}
+                    </span>
+                  )}
                 </span>
                 <span className="muted">{goesTo(nodes, index)}</span>
                 {needs.length > 0 && <span className="step-needs">needs {needs.join(" and ")}</span>}
