@@ -1,6 +1,7 @@
 "use client";
 // The console's tRPC client: TanStack Query over /api/trpc, authenticated by the session cookie.
-import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { QueryClientProvider } from "@tanstack/react-query";
+import { FreshQueryClient } from "./query-client";
 import { createTRPCClient, httpBatchLink, httpLink, splitLink } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useState, type ReactNode } from "react";
@@ -28,7 +29,9 @@ function keyOf(context: CallContext): string | undefined {
 export function Providers({ children }: { children: ReactNode }) {
   const [queryClient] = useState(
     () =>
-      new QueryClient({ defaultOptions: { queries: { staleTime: 5_000, retry: false, refetchOnWindowFocus: false } } }),
+      new FreshQueryClient({
+        defaultOptions: { queries: { staleTime: 5_000, retry: false, refetchOnWindowFocus: false } },
+      }),
   );
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({

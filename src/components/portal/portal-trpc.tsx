@@ -2,7 +2,8 @@
 // The portal's tRPC client over /api/portal/trpc (the end-user session cookie, or the embed's
 // bearer session), with its own query cache: a 401 from any call means the session ended, and
 // the portal goes to its sign-in page (in the embed, asks the page for a new token).
-import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { MutationCache, QueryCache, QueryClientProvider } from "@tanstack/react-query";
+import { FreshQueryClient } from "@/lib/query-client";
 import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useRouter } from "next/navigation";
@@ -39,7 +40,7 @@ export function PortalProviders({ portal, children }: { portal: string; children
   // The cache is made once; a failed call that says the session ended sends the person to sign in.
   const [queryClient] = useState(
     () =>
-      new QueryClient({
+      new FreshQueryClient({
         queryCache: new QueryCache(),
         mutationCache: new MutationCache(),
         defaultOptions: { queries: { staleTime: 5_000, retry: false, refetchOnWindowFocus: false } },
