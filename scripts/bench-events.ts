@@ -54,7 +54,7 @@ async function recording(db: Db, organizationId: string, mode: Mode): Promise<vo
 }
 
 /** Writes per second of `write` for `ms`, with CONCURRENCY writers. */
-async function throughput(write: (n: number) => Promise<unknown>, ms: number): Promise<number> {
+export async function throughput(write: (n: number) => Promise<unknown>, ms: number): Promise<number> {
   const end = Date.now() + ms;
   let done = 0;
   let next = 0;

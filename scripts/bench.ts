@@ -23,6 +23,7 @@ import autocannon from "autocannon";
 import pg from "pg";
 import { buildServer, SERVER_DIST } from "./build-server.mjs";
 import { eventsBench, printEventsBench } from "./bench-events";
+import { meteringBench, printMeteringBench } from "./bench-metering";
 import {
   cpuProfileArgs,
   memoryOf,
@@ -617,6 +618,23 @@ async function usageOnly(): Promise<void> {
   }
 }
 
+/** BENCH_ONLY=metering: what pricing a turn by its tokens costs it, in-process on its own database, with no build. */
+async function meteringOnly(): Promise<void> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "atrium-bench-"));
+  chmodSync(dataDir, 0o755);
+  const cluster = await startEmbeddedCluster(path.join(dataDir, "postgres"), { ephemeral: true });
+  try {
+    await ensureDatabase(cluster.adminUrl, EMBEDDED_DATABASE);
+    const databaseUrl = cluster.urlFor(EMBEDDED_DATABASE);
+    await migrate(databaseUrl);
+    process.env.RATE_LIMIT_PER_MINUTE = "100000000";
+    printMeteringBench(await meteringBench(databaseUrl));
+  } finally {
+    await cluster.release();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 /** BENCH_ONLY=events: the cost of recording events on write paths, in-process on its own database, with no build. */
 async function eventsOnly(): Promise<void> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "atrium-bench-"));
@@ -869,6 +887,7 @@ async function main() {
   if (process.argv.includes("--streams")) return streamsBench();
   if (process.env.BENCH_ONLY === "usage") return usageOnly();
   if (process.env.BENCH_ONLY === "events") return eventsOnly();
+  if (process.env.BENCH_ONLY === "metering") return meteringOnly();
   if (process.argv.includes("--scale")) return scaleBench();
   if (!existsSync(path.join(root, ".next", "BUILD_ID")) || process.argv.includes("--build")) {
     console.log("Building the production server…");
@@ -956,7 +975,7 @@ async function main() {
     }, 200);
     // BENCH_ONLY=api, BENCH_ONLY=flows, BENCH_ONLY=knowledge (both corpora) or BENCH_ONLY=manuals runs just that part;
     // BENCH_ONLY=usage runs the usage scenario alone, before any build (usageOnly); BENCH_ONLY=events
-    // the cost of recording events (eventsOnly).
+    // the cost of recording events (eventsOnly); BENCH_ONLY=metering what pricing a turn costs (meteringOnly).
     const requested = process.env.BENCH_ONLY;
     const only = requested === "api" ? undefined : requested;
     const apiOnly = requested === "api";

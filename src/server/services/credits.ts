@@ -400,7 +400,9 @@ export async function refundRunCreditIn(tx: Executor, charge: RunCharge): Promis
 // statement, so a run lost after it (runtime/run-leases.ts) is given back exactly what it was
 // charged. The lease's row is locked before the organization's (as a lost run's settlement
 // does), and a run settled as lost meanwhile (its lease gone) is not settled again: nothing
-// is taken or given back. Without a lease `held` is true.
+// is taken or given back. Without a lease `held` is true. Like RUN_CHARGE_SQL, these statements
+// hold the organization's row and do not wait for a WAL flush: the run's record, flushed, follows
+// its settlement, and a reservation lost with PostgreSQL loses its lease's raise with it.
 
 /** The lease's row locked, when the run has one (`$n`: its id, or null); `held`: whether the run may be settled. */
 function heldLeaseSql(n: number): string {
@@ -422,8 +424,8 @@ function leasedAmountSql(n: number, delta: string, from: string): string {
  */
 const TAKE_EXTRA_LEASE = 4 + crossingParams("").length;
 const TAKE_EXTRA_SQL = `
-  with ${heldLeaseSql(TAKE_EXTRA_LEASE)},
-  org as (select id, credits, credits_reference from organizations where id = $1::uuid and (select held from held) for update),
+  with no_flush as (${NO_FLUSH}), ${heldLeaseSql(TAKE_EXTRA_LEASE)},
+  org as (select id, credits, credits_reference from organizations, no_flush where id = $1::uuid and (select held from held) for update of organizations),
   pool as (
     select s.id, greatest(0, ${POOL_LEFT_SQL}) as room from subscriptions s join end_users u on u.id = s.end_user_id
     where s.id = $3::uuid and u.organization_id = $1::uuid and (select held from held) for update of s
@@ -452,8 +454,8 @@ const TAKE_EXTRA_SQL = `
  * organization, extra, pool (or null), the crossing events' ($4–$12), lease (or null).
  */
 const RESERVE_SQL = `
-  with ${heldLeaseSql(TAKE_EXTRA_LEASE)},
-  org as (select id, credits, credits_reference from organizations where id = $1::uuid and credits >= $2::int and (select held from held) for update),
+  with no_flush as (${NO_FLUSH}), ${heldLeaseSql(TAKE_EXTRA_LEASE)},
+  org as (select id, credits, credits_reference from organizations, no_flush where id = $1::uuid and credits >= $2::int and (select held from held) for update of organizations),
   pool as (
     select s.id, s.end_user_id, s.tier_plan_id, u.email, s.credit_allowance, ${POOL_BONUS_SQL} as bonus, ${POOL_USED_SQL} as used
     from subscriptions s join end_users u on u.id = s.end_user_id
@@ -517,8 +519,8 @@ export async function recordLeasedCost(db: Db, leaseId: string, cost: number): P
  * that paid it and the organization. Parameters: organization, amount, pool (or null), lease (or null).
  */
 const GIVE_BACK_SQL = `
-  with ${heldLeaseSql(4)},
-  org as (update organizations set credits = credits + $2::int where id = $1::uuid and (select held from held) returning id),
+  with no_flush as (${NO_FLUSH}), ${heldLeaseSql(4)},
+  org as (update organizations set credits = credits + $2::int from no_flush where id = $1::uuid and (select held from held) returning id),
   pool as (
     update subscriptions s set credits_used = greatest(0, s.credits_used - $2::int), updated_at = now()
     from end_users u where s.id = $3::uuid and u.id = s.end_user_id and u.organization_id = $1::uuid and exists (select 1 from org)
