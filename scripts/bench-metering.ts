@@ -67,7 +67,7 @@ export async function meteringBench(databaseUrl: string): Promise<MeteringBench>
             await provisionEndUser(db, operator, {
               email: `metered-${i}@bench.example`,
               tierPlanIds: [plan.tierPlan.id],
-              grants: [{ targetKind: "app", targetId: app.id }],
+              grants: [{ targetKind: "app", targetId: app.id, effect: "allow" }],
             })
           ).endUser.id,
       ),
