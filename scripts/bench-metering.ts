@@ -20,7 +20,7 @@ import { throughput } from "./bench-events";
 
 const ROUND_MS = Number(process.env.BENCH_EVENTS_ROUND_MS ?? 3_000);
 const ROUNDS = Number(process.env.BENCH_EVENTS_ROUNDS ?? 3);
-const CONCURRENCY = 8;
+const CONCURRENCY = Number(process.env.BENCH_METERING_CONCURRENCY ?? 8);
 
 export interface MeteringBench {
   turns: { name: string; flat: number; priced: number; cost: number }[];
