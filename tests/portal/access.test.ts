@@ -3,15 +3,29 @@
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { updateOrganization } from "@/server/services/organizations";
-import { appsUsableBy } from "@/server/services/portal-access";
+import { AppError } from "@/server/errors";
+import { appsUsableBy, assertCanUse } from "@/server/services/portal-access";
 import { create, publish } from "../builder-helpers";
 import { api } from "../helpers";
 import { accessEndUser, accessGroup, accessWorld, newPlan, type AccessWorld } from "../provisioning-helpers";
 
-/** Where the end user can use the app: in each portal, and without one. */
+/**
+ * Where the end user can use the app: in each portal, and without one. The list of usable apps
+ * and the one-app check every run makes (one statement of its own) must agree everywhere.
+ */
 async function where(w: AccessWorld, endUserId: string) {
-  const usable = async (portalId: string | null) =>
-    (await appsUsableBy(getDb(), w.org, endUserId, portalId)).includes(w.appId);
+  const usable = async (portalId: string | null) => {
+    const listed = (await appsUsableBy(getDb(), w.org, endUserId, portalId)).includes(w.appId);
+    const checked = await assertCanUse(getDb(), w.org, endUserId, portalId, w.appId).then(
+      () => true,
+      (error: unknown) => {
+        if (error instanceof AppError && error.code === "not_found") return false;
+        throw error;
+      },
+    );
+    expect({ portalId, checked }).toEqual({ portalId, checked: listed });
+    return listed;
+  };
   return { helpCenter: await usable(w.helpCenter), partners: await usable(w.partners), noPortal: await usable(null) };
 }
 
