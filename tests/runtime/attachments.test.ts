@@ -7,7 +7,9 @@
 import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { sweepConversationsWhenDue } from "@/server/services/retention";
+import { runApprovalsOnce } from "@/server/jobs/approvals";
+import { sweepConversationsWhenDue, sweepExpiredConversations } from "@/server/services/retention";
+import { create, publish } from "../builder-helpers";
 import { addPerson, api, issueKey, newOrganization } from "../helpers";
 import { pdfWithContent } from "../pdf-fixtures";
 import { listenOnLoopback, type LoopbackServer } from "../loopback-server";
@@ -356,6 +358,132 @@ describe("refusals write nothing", { timeout: 120_000 }, () => {
     expect(byId.body.error.code).toBe("unsupported_attachment");
     const after = await writtenFor(scenario);
     expect({ ...after, attachments: after.attachments - 1 }).toEqual(before);
+  });
+});
+
+describe("a turn run again keeps its files", { timeout: 120_000 }, () => {
+  /** The files stored for the organization, with the message each is linked to (null: none). */
+  async function storedFiles(organizationId: string) {
+    return getDb().attachment.findMany({
+      where: { organizationId },
+      select: { id: true, conversationId: true, messageId: true },
+    });
+  }
+
+  async function visibleUserMessage(conversationId: string) {
+    return getDb().conversationMessage.findFirstOrThrow({
+      where: { conversationId, role: "user", supersededAt: null },
+    });
+  }
+
+  it("continued after an approval, the run still reads the attachment and the message keeps it", async () => {
+    const tenant = await newOrganization();
+    const key = tenant.orgKey.secret;
+    const flow = await create(key, "flows", {
+      name: "Check",
+      inputs: [{ key: "question", type: "text", required: true }],
+      nodes: [
+        { id: "start", type: "trigger_start" },
+        { id: "check", type: "approval", data: { title: "Check", message: "Answer {{inputs.question}}?" } },
+        { id: "answer", type: "output", data: { value: "Approved." } },
+      ],
+    });
+    await publish(key, "flows", flow.id);
+    const reader = await create(key, "agents", { name: "Reader", description: "Answers from the attached files" });
+    await publish(key, "agents", reader.id);
+    const app = await create(key, "apps", {
+      name: "Checked answers",
+      members: [
+        { id: flow.id, kind: "flow" },
+        { id: reader.id, kind: "agent" },
+      ],
+      orchestrationMode: "sequential",
+      api: { conversationEnabled: true },
+    });
+    await publish(key, "apps", app.id);
+    const uploaded = await uploadFile(key, { name: "drill-manual.txt", bytes: PHRASE });
+    expect(uploaded.status).toBe(201);
+    const fileId = uploaded.body.file.id as string;
+
+    const started = await send(key, "POST", `/apps/${app.id}/conversation`, { message: QUESTION, fileIds: [fileId] });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    const conversationId = started.body.conversation_id as string;
+    // While it waits, the file is the conversation's: no other conversation takes it.
+    const elsewhere = await send(key, "POST", `/apps/${app.id}/conversation`, { message: QUESTION, fileIds: [fileId] });
+    expect(elsewhere.status).toBe(404);
+    const approved = await send(tenant.personalKey.secret, "POST", `/executions/${started.body.executionId}/approval`, {
+      decision: "approve",
+    });
+    expect(approved.status).toBe(200);
+    await runApprovalsOnce(getDb());
+
+    const execution = await getDb().execution.findUniqueOrThrow({ where: { id: started.body.executionId } });
+    expect(execution.status).toBe("succeeded");
+    expect(execution.output).toContain("warranty of seven years from the date of purchase");
+    const [answer] = await getDb().conversationMessage.findMany({
+      where: { conversationId, role: "assistant" },
+    });
+    expect(answer!.citations).toContainEqual(expect.objectContaining({ kind: "attachment", id: fileId }));
+    const sent = await visibleUserMessage(conversationId);
+    expect(await storedFiles(tenant.organization.id)).toEqual([{ id: fileId, conversationId, messageId: sent.id }]);
+
+    // And it goes with the conversation's retention.
+    const db = getDb();
+    await db.organization.update({ where: { id: tenant.organization.id }, data: { conversationRetentionDays: 30 } });
+    await db.conversation.update({
+      where: { id: conversationId },
+      data: { updatedAt: new Date(Date.now() - 31 * 86_400_000) },
+    });
+    await sweepExpiredConversations(db);
+    expect(await storedFiles(tenant.organization.id)).toEqual([]);
+  });
+
+  it("regenerated, or edited and resent, the turn still reads the attachment and the new message keeps it", async () => {
+    const scenario = await portalScenario();
+    const onBehalf = { endUserId: scenario.endUser.id, portalId: scenario.portal.id };
+    const uploaded = await uploadFile(
+      scenario.key,
+      { name: "drill-manual.txt", bytes: PHRASE },
+      { endUserId: scenario.endUser.id },
+    );
+    expect(uploaded.status).toBe(201);
+    const fileId = uploaded.body.file.id as string;
+    const path = `/apps/${scenario.appId}/conversation`;
+    const first = await send(scenario.key, "POST", path, { message: QUESTION, fileIds: [fileId], ...onBehalf });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    const conversationId = first.body.conversation_id as string;
+
+    const again = await send(scenario.key, "POST", path, {
+      conversation_id: conversationId,
+      regenerate: true,
+      ...onBehalf,
+    });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(again.body.reply).toContain("warranty of seven years from the date of purchase [1].");
+    expect(again.body.citations[0]).toMatchObject({ kind: "attachment", id: fileId });
+    const regenerated = await visibleUserMessage(conversationId);
+    expect(await storedFiles(scenario.tenant.organization.id)).toEqual([
+      { id: fileId, conversationId, messageId: regenerated.id },
+    ]);
+
+    const edited = await send(scenario.key, "POST", path, {
+      conversation_id: conversationId,
+      regenerate: true,
+      message: "What is the Falcon drill's warranty?",
+      ...onBehalf,
+    });
+    expect(edited.status, JSON.stringify(edited.body)).toBe(200);
+    expect(edited.body.reply).toContain("seven years");
+    expect(edited.body.citations[0]).toMatchObject({ kind: "attachment", id: fileId });
+    const resent = await visibleUserMessage(conversationId);
+    expect(resent.content).toBe("What is the Falcon drill's warranty?");
+    expect(await storedFiles(scenario.tenant.organization.id)).toEqual([
+      { id: fileId, conversationId, messageId: resent.id },
+    ]);
+    // The end user's erasure still takes it.
+    const erased = await api("POST", `/end-users/${scenario.endUser.id}/erase`, { key: scenario.key });
+    expect(erased.status).toBe(200);
+    expect(await storedFiles(scenario.tenant.organization.id)).toEqual([]);
   });
 });
 
