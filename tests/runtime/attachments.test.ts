@@ -283,6 +283,67 @@ describe("who reads a file", { timeout: 120_000 }, () => {
   });
 });
 
+describe("downloading a file", { timeout: 120_000 }, () => {
+  it("answers its bytes to its owner and the organization's admins, as a download; anyone else gets not_found", async () => {
+    const tenant = await newOrganization();
+    const operator = { kind: "operator" as const, organizationId: tenant.organization.id };
+    const owner = await issueKey(operator, {
+      kind: "personal",
+      memberId: (await addPerson(operator, "member")).member.id,
+    });
+    const other = await issueKey(operator, {
+      kind: "personal",
+      memberId: (await addPerson(operator, "member")).member.id,
+    });
+    const admin = await issueKey(operator, {
+      kind: "personal",
+      memberId: (await addPerson(operator, "admin")).member.id,
+    });
+    const name = 'Résumé "v2".md';
+    const text = "# Falcon\n\nThe Falcon drill weighs 1.8 kg.\n";
+    const uploaded = await uploadFile(owner.secret, { name, bytes: text });
+    expect(uploaded.status).toBe(201);
+    const path = `/api/v1/files/${uploaded.body.file.id}/content`;
+    const download = (key: string, method = "GET") =>
+      fetch(`${server.base}${path}`, { method, headers: { authorization: `Bearer ${key}` } });
+
+    for (const key of [owner.secret, admin.secret, tenant.orgKey.secret]) {
+      const response = await download(key);
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-type")).toBe("text/markdown");
+      expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(response.headers.get("content-disposition")).toBe(
+        `attachment; filename="R_sum_ _v2_.md"; filename*=UTF-8''R%C3%A9sum%C3%A9%20%22v2%22.md`,
+      );
+      expect(response.headers.get("cache-control")).toBe("private, no-store");
+      expect(await response.text()).toBe(text);
+    }
+    const head = await download(owner.secret, "HEAD");
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-length")).toBe(String(Buffer.byteLength(text)));
+
+    // An image comes back byte for byte, with its own type.
+    const image = await uploadFile(owner.secret, { name: "photo.png", bytes: png() });
+    const picture = await fetch(`${server.base}/api/v1/files/${image.body.file.id}/content`, {
+      headers: { authorization: `Bearer ${owner.secret}` },
+    });
+    expect(picture.headers.get("content-type")).toBe("image/png");
+    expect(new Uint8Array(await picture.arrayBuffer())).toEqual(png());
+
+    const foreign = await newOrganization();
+    for (const key of [other.secret, foreign.orgKey.secret]) {
+      const refused = await download(key);
+      expect(refused.status).toBe(404);
+      expect(refused.headers.get("content-type")).toMatch(/^application\/json/);
+      expect(((await refused.json()) as any).error.code).toBe("not_found");
+    }
+    const unknown = await fetch(`${server.base}/api/v1/files/${crypto.randomUUID()}/content`, {
+      headers: { authorization: `Bearer ${owner.secret}` },
+    });
+    expect(unknown.status).toBe(404);
+  });
+});
+
 describe("refusals write nothing", { timeout: 120_000 }, () => {
   it("refuses over-bound and unsupported files with a clear 4xx and writes nothing", async () => {
     const scenario = await portalScenario();

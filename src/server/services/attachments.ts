@@ -253,6 +253,23 @@ function readableBy(actor: Actor | EndUserActor): Prisma.AttachmentWhereInput {
   return { organizationId, memberId: actor.member.id };
 }
 
+/** A file the caller may read (readableBy), or not_found, as for one that does not exist. */
+async function readableFile<S extends Prisma.AttachmentSelect>(
+  db: Db,
+  actor: Actor | EndUserActor,
+  fileId: string,
+  select: S,
+): Promise<Prisma.AttachmentGetPayload<{ select: S }>> {
+  const row = isUuid(fileId)
+    ? await db.attachment.findFirst({
+        where: { id: fileId.toLowerCase(), organizationId: actor.organizationId, ...readableBy(actor) },
+        select,
+      })
+    : null;
+  if (!row) throw new AppError("not_found", "No file with that id.");
+  return row;
+}
+
 /** One file's details; a file the caller may not read is not_found, as one that does not exist. */
 export const getFile = guarded(
   { scope: "apps:execute", endUsers: true },
@@ -261,14 +278,20 @@ export const getFile = guarded(
     actor: Actor | EndUserActor,
     input: { fileId: string },
   ): Promise<{ file: AttachmentFile }> {
-    const row = isUuid(input.fileId)
-      ? await db.attachment.findFirst({
-          where: { id: input.fileId.toLowerCase(), organizationId: actor.organizationId, ...readableBy(actor) },
-          select: FILE_SELECT,
-        })
-      : null;
-    if (!row) throw new AppError("not_found", "No file with that id.");
-    return { file: fileView(row) };
+    return { file: fileView(await readableFile(db, actor, input.fileId, FILE_SELECT)) };
+  },
+);
+
+/** One file's bytes as it was uploaded, for those who read its details (getFile). */
+export const getFileContent = guarded(
+  { scope: "apps:execute", endUsers: true },
+  async function getFileContent(
+    db: Db,
+    actor: Actor | EndUserActor,
+    input: { fileId: string },
+  ): Promise<{ name: string; contentType: string; bytes: Uint8Array }> {
+    const row = await readableFile(db, actor, input.fileId, { name: true, contentType: true, content: true });
+    return { name: row.name, contentType: row.contentType, bytes: row.content };
   },
 );
 
