@@ -10,7 +10,7 @@ import { getDb } from "@/server/db";
 import { runApprovalsOnce } from "@/server/jobs/approvals";
 import { sweepConversationsWhenDue, sweepExpiredConversations } from "@/server/services/retention";
 import { create, publish } from "../builder-helpers";
-import { addPerson, api, issueKey, newOrganization } from "../helpers";
+import { addPerson, api, issueKey, newOrganization, signInCookie } from "../helpers";
 import { pdfWithContent } from "../pdf-fixtures";
 import { listenOnLoopback, type LoopbackServer } from "../loopback-server";
 import { portalCall, portalScenario, signIn, errorCode, clientAddress, type PortalScenario } from "../portal/helpers";
@@ -341,6 +341,82 @@ describe("downloading a file", { timeout: 120_000 }, () => {
       headers: { authorization: `Bearer ${owner.secret}` },
     });
     expect(unknown.status).toBe(404);
+  });
+});
+
+describe("downloading a file from the chats", { timeout: 120_000 }, () => {
+  const fetchAt = (path: string, headers: Record<string, string>) =>
+    fetch(`${server.base}${path}`, { headers: { "sec-fetch-site": "same-origin", ...headers } });
+
+  it("the portal: the end user who sent it; another end user of the organization gets not_found", async () => {
+    const scenario = await portalScenario();
+    const slug = scenario.portal.slug;
+    const alice = await signIn(scenario, scenario.endUser.email, clientAddress());
+    const upload = await fetch(`${server.base}/api/portal/${slug}/files`, {
+      method: "POST",
+      headers: { cookie: alice, origin: server.base },
+      body: formOf({}, [{ name: "notes.txt", bytes: PHRASE }]),
+    });
+    expect(upload.status).toBe(201);
+    const { file } = (await upload.json()) as any;
+    const path = `/api/portal/${slug}/files/${file.id}/content`;
+
+    const own = await fetchAt(path, { cookie: alice });
+    expect(own.status).toBe(200);
+    expect(own.headers.get("content-type")).toBe("text/plain");
+    expect(own.headers.get("content-disposition")).toBe(`attachment; filename="notes.txt"; filename*=UTF-8''notes.txt`);
+    expect(own.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(await own.text()).toBe(PHRASE);
+
+    const bob = await api("POST", "/end-users", {
+      key: scenario.key,
+      body: {
+        email: `bob-${file.id.slice(0, 8)}@customer.example`,
+        tierPlanIds: [scenario.plan.id],
+        grants: [{ targetKind: "app", targetId: scenario.appId }],
+      },
+    });
+    const bobCookie = await signIn(scenario, bob.body.endUser.email, clientAddress());
+    const refused = await fetchAt(path, { cookie: bobCookie });
+    expect(refused.status).toBe(404);
+    expect(((await refused.json()) as any).error.code).toBe("not_found");
+
+    // Signed out, or sent from another site: refused before the file is read.
+    const signedOut = await fetchAt(path, {});
+    expect(signedOut.status).toBe(401);
+    const crossSite = await fetchAt(path, { cookie: alice, "sec-fetch-site": "cross-site" });
+    expect(crossSite.status).toBe(403);
+    expect(((await crossSite.json()) as any).error.code).toBe("cross_origin_request");
+  });
+
+  it("the console: the member who sent it and the organization's admins; another member gets not_found", async () => {
+    const tenant = await newOrganization();
+    const operator = { kind: "operator" as const, organizationId: tenant.organization.id };
+    const [owner, other, admin] = await Promise.all([
+      addPerson(operator, "member"),
+      addPerson(operator, "member"),
+      addPerson(operator, "admin"),
+    ]);
+    const ownerCookie = await signInCookie(owner.email, owner.password);
+    const upload = await fetch(`${server.base}/api/console/files`, {
+      method: "POST",
+      headers: { cookie: ownerCookie, origin: server.base },
+      body: formOf({}, [{ name: "notes.md", bytes: "# Notes\n\nFalcon." }]),
+    });
+    expect(upload.status).toBe(201);
+    const { file } = (await upload.json()) as any;
+    const path = `/api/console/files/${file.id}/content`;
+
+    for (const cookie of [ownerCookie, await signInCookie(admin.email, admin.password)]) {
+      const response = await fetchAt(path, { cookie });
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-type")).toBe("text/markdown");
+      expect(response.headers.get("content-disposition")).toMatch(/^attachment; filename="notes\.md"/);
+      expect(await response.text()).toBe("# Notes\n\nFalcon.");
+    }
+    const refused = await fetchAt(path, { cookie: await signInCookie(other.email, other.password) });
+    expect(refused.status).toBe(404);
+    expect(((await refused.json()) as any).error.code).toBe("not_found");
   });
 });
 

@@ -4,7 +4,7 @@
 // whole log is never held in memory; and an attached file's bytes (GET /files/{fileId}/content).
 import { FileIdInput } from "@/schemas/attachment";
 import { ExportAuditEventsInput } from "@/schemas/audit";
-import type { Actor } from "@/server/auth/actor";
+import type { Actor, EndUserActor } from "@/server/auth/actor";
 import { rateLimitHeaders, type RateLimitResult } from "@/server/auth/rate-limit";
 import type { Db } from "@/server/db";
 import { getFileContent } from "@/server/services/attachments";
@@ -53,21 +53,19 @@ export function attachmentDisposition(name: string): string {
 }
 
 /**
- * An attached file as it was uploaded, to those who may read it (services/attachments.ts): always
- * a download, under the type stored at upload, never sniffed into another (an HTML page sent as
- * text stays text), and never cached by a shared cache.
+ * An attached file as it was uploaded, to those who may read it (services/attachments.ts), for
+ * every door that serves it (REST, the console's and the portal's chats) with the door's own
+ * headers: always a download, under the type stored at upload, never sniffed into another (an
+ * HTML page sent as text stays text), and never cached by a shared cache.
  */
 export async function fileDownloadResponse(
   db: Db,
-  actor: Actor,
-  rateLimit: RateLimitResult,
+  caller: Actor | EndUserActor,
   pathParams: Record<string, string> | undefined,
   request: Request,
-  requestId: string,
+  headers: Headers,
 ): Promise<Response> {
-  const file = await getFileContent(db, actor, FileIdInput.parse({ ...pathParams }));
-  const headers = new Headers(rateLimitHeaders(rateLimit));
-  headers.set("X-Request-Id", requestId);
+  const file = await getFileContent(db, caller, FileIdInput.parse({ ...pathParams }));
   headers.set("Content-Type", file.contentType);
   headers.set("Content-Length", String(file.bytes.byteLength));
   headers.set("Content-Disposition", attachmentDisposition(file.name));

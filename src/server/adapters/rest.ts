@@ -167,8 +167,10 @@ export function createRestHandler(options: RestHandlerOptions) {
       else if (route.meta.multipart && isMultipart(request)) {
         return await handleUpload({ db, actor, rateLimit, request, path, requestId });
       }
-      if (route.meta.download === "file")
-        return await fileDownloadResponse(db, actor, rateLimit, route.pattern.exec(path)?.groups, request, requestId);
+      if (route.meta.download === "file") {
+        const headers = new Headers({ ...limitHeaders, "X-Request-Id": requestId });
+        return await fileDownloadResponse(db, actor, route.pattern.exec(path)?.groups, request, headers);
+      }
       if (route.meta.download) return await downloadResponse(db, actor, rateLimit, request, requestId);
       if (route.meta.events)
         return await eventsResponse(db, actor, rateLimit, route, path, request, requestId, options.streamHeartbeatMs);
