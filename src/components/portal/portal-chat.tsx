@@ -183,6 +183,10 @@ export function PortalChat({
               messages={stored}
               pending={turn.pending}
               reconnecting={turn.reconnecting}
+              files={{
+                url: (fileId) => `/api/portal/${encodeURIComponent(portal)}/files/${fileId}/content`,
+                headers: embedSessionHeaders,
+              }}
               footer={(message) =>
                 message.credits !== null && (
                   <p className="muted portal-turn-cost" data-testid="turn-cost">

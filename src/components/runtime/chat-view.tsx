@@ -106,6 +106,7 @@ export function ChatView({ appId }: { appId: string }) {
             messages={conversationId ? (messages.data?.messages ?? []) : []}
             pending={turn.pending}
             reconnecting={turn.reconnecting}
+            files={{ url: (fileId) => `/api/console/files/${fileId}/content` }}
             actions={{
               onRegenerate: () => void ask(lastQuestion(messages.data?.messages ?? []), { regenerate: true }),
               onEditLast: (text) => void ask(text, { regenerate: true }),
