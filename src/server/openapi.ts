@@ -606,7 +606,22 @@ function addDoors(operation: Operation, meta: Meta): void {
       "`invalid_request`: the upload is over the 4.5 MB request limit, or a JSON body over 8 MiB",
     );
   }
-  if (meta.download && success) {
+  if (meta.download === "file" && success) {
+    success.description = "The file's bytes, as a download";
+    success.content = {
+      "application/octet-stream": {
+        schema: { type: "string", format: "binary", description: "Sent under the file's stored `contentType`" },
+      },
+    };
+    success.headers = {
+      ...success.headers,
+      "Content-Disposition": {
+        description: "`attachment`, with the file's name (`filename`, and `filename*` in UTF-8)",
+        schema: { type: "string" },
+      },
+      "X-Content-Type-Options": { description: "`nosniff`", schema: { type: "string" } },
+    };
+  } else if (meta.download && success) {
     success.description = "The events, streamed";
     success.content = {
       "application/x-ndjson": {

@@ -591,6 +591,34 @@ const CASES: Record<string, Case> = {
       },
     ],
   },
+  "/api/console/files/{fileId}/content": {
+    sample: () => `/api/console/files/${UNKNOWN_ID}/content`,
+    probes: [
+      {
+        method: "GET",
+        path: () => `/api/console/files/${UNKNOWN_ID}/content`,
+        headers: cookie,
+        check: (response) => {
+          answeredDirectly(response);
+          expectEnvelope(response, 404, "not_found");
+        },
+      },
+    ],
+  },
+  "/api/portal/{portal}/files/{fileId}/content": {
+    sample: () => `/api/portal/nowhere/files/${UNKNOWN_ID}/content`,
+    probes: [
+      {
+        method: "GET",
+        path: () => `/api/portal/nowhere/files/${UNKNOWN_ID}/content`,
+        check: (response) => {
+          answeredDirectly(response);
+          expect([401, 404]).toContain(response.status);
+          expectEnvelope(response);
+        },
+      },
+    ],
+  },
   "/api/console/apps/{appId}/conversation/runs/{executionId}/events": {
     sample: () => `/api/console/apps/${UNKNOWN_ID}/conversation/runs/${UNKNOWN_ID}/events`,
     probes: [

@@ -84,6 +84,7 @@ const READS_AND_RUNS = new Set([
   "listItems",
   "converse",
   "getFile",
+  "getFileContent",
   "listConversations",
   "getConversationStarters",
   "getConversationMessages",

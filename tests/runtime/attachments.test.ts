@@ -7,8 +7,10 @@
 import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { sweepConversationsWhenDue } from "@/server/services/retention";
-import { addPerson, api, issueKey, newOrganization } from "../helpers";
+import { runApprovalsOnce } from "@/server/jobs/approvals";
+import { sweepConversationsWhenDue, sweepExpiredConversations } from "@/server/services/retention";
+import { create, publish } from "../builder-helpers";
+import { addPerson, api, issueKey, newOrganization, signInCookie } from "../helpers";
 import { pdfWithContent } from "../pdf-fixtures";
 import { listenOnLoopback, type LoopbackServer } from "../loopback-server";
 import { portalCall, portalScenario, signIn, errorCode, clientAddress, type PortalScenario } from "../portal/helpers";
@@ -281,6 +283,143 @@ describe("who reads a file", { timeout: 120_000 }, () => {
   });
 });
 
+describe("downloading a file", { timeout: 120_000 }, () => {
+  it("answers its bytes to its owner and the organization's admins, as a download; anyone else gets not_found", async () => {
+    const tenant = await newOrganization();
+    const operator = { kind: "operator" as const, organizationId: tenant.organization.id };
+    const owner = await issueKey(operator, {
+      kind: "personal",
+      memberId: (await addPerson(operator, "member")).member.id,
+    });
+    const other = await issueKey(operator, {
+      kind: "personal",
+      memberId: (await addPerson(operator, "member")).member.id,
+    });
+    const admin = await issueKey(operator, {
+      kind: "personal",
+      memberId: (await addPerson(operator, "admin")).member.id,
+    });
+    const name = 'Résumé "v2".md';
+    const text = "# Falcon\n\nThe Falcon drill weighs 1.8 kg.\n";
+    const uploaded = await uploadFile(owner.secret, { name, bytes: text });
+    expect(uploaded.status).toBe(201);
+    const path = `/api/v1/files/${uploaded.body.file.id}/content`;
+    const download = (key: string, method = "GET") =>
+      fetch(`${server.base}${path}`, { method, headers: { authorization: `Bearer ${key}` } });
+
+    for (const key of [owner.secret, admin.secret, tenant.orgKey.secret]) {
+      const response = await download(key);
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-type")).toBe("text/markdown");
+      expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(response.headers.get("content-disposition")).toBe(
+        `attachment; filename="R_sum_ _v2_.md"; filename*=UTF-8''R%C3%A9sum%C3%A9%20%22v2%22.md`,
+      );
+      expect(response.headers.get("cache-control")).toBe("private, no-store");
+      expect(await response.text()).toBe(text);
+    }
+    const head = await download(owner.secret, "HEAD");
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-length")).toBe(String(Buffer.byteLength(text)));
+
+    // An image comes back byte for byte, with its own type.
+    const image = await uploadFile(owner.secret, { name: "photo.png", bytes: png() });
+    const picture = await fetch(`${server.base}/api/v1/files/${image.body.file.id}/content`, {
+      headers: { authorization: `Bearer ${owner.secret}` },
+    });
+    expect(picture.headers.get("content-type")).toBe("image/png");
+    expect(new Uint8Array(await picture.arrayBuffer())).toEqual(png());
+
+    const foreign = await newOrganization();
+    for (const key of [other.secret, foreign.orgKey.secret]) {
+      const refused = await download(key);
+      expect(refused.status).toBe(404);
+      expect(refused.headers.get("content-type")).toMatch(/^application\/json/);
+      expect(((await refused.json()) as any).error.code).toBe("not_found");
+    }
+    const unknown = await fetch(`${server.base}/api/v1/files/${crypto.randomUUID()}/content`, {
+      headers: { authorization: `Bearer ${owner.secret}` },
+    });
+    expect(unknown.status).toBe(404);
+  });
+});
+
+describe("downloading a file from the chats", { timeout: 120_000 }, () => {
+  const fetchAt = (path: string, headers: Record<string, string>) =>
+    fetch(`${server.base}${path}`, { headers: { "sec-fetch-site": "same-origin", ...headers } });
+
+  it("the portal: the end user who sent it; another end user of the organization gets not_found", async () => {
+    const scenario = await portalScenario();
+    const slug = scenario.portal.slug;
+    const alice = await signIn(scenario, scenario.endUser.email, clientAddress());
+    const upload = await fetch(`${server.base}/api/portal/${slug}/files`, {
+      method: "POST",
+      headers: { cookie: alice, origin: server.base },
+      body: formOf({}, [{ name: "notes.txt", bytes: PHRASE }]),
+    });
+    expect(upload.status).toBe(201);
+    const { file } = (await upload.json()) as any;
+    const path = `/api/portal/${slug}/files/${file.id}/content`;
+
+    const own = await fetchAt(path, { cookie: alice });
+    expect(own.status).toBe(200);
+    expect(own.headers.get("content-type")).toBe("text/plain");
+    expect(own.headers.get("content-disposition")).toBe(`attachment; filename="notes.txt"; filename*=UTF-8''notes.txt`);
+    expect(own.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(await own.text()).toBe(PHRASE);
+
+    const bob = await api("POST", "/end-users", {
+      key: scenario.key,
+      body: {
+        email: `bob-${file.id.slice(0, 8)}@customer.example`,
+        tierPlanIds: [scenario.plan.id],
+        grants: [{ targetKind: "app", targetId: scenario.appId }],
+      },
+    });
+    const bobCookie = await signIn(scenario, bob.body.endUser.email, clientAddress());
+    const refused = await fetchAt(path, { cookie: bobCookie });
+    expect(refused.status).toBe(404);
+    expect(((await refused.json()) as any).error.code).toBe("not_found");
+
+    // Signed out, or sent from another site: refused before the file is read.
+    const signedOut = await fetchAt(path, {});
+    expect(signedOut.status).toBe(401);
+    const crossSite = await fetchAt(path, { cookie: alice, "sec-fetch-site": "cross-site" });
+    expect(crossSite.status).toBe(403);
+    expect(((await crossSite.json()) as any).error.code).toBe("cross_origin_request");
+  });
+
+  it("the console: the member who sent it and the organization's admins; another member gets not_found", async () => {
+    const tenant = await newOrganization();
+    const operator = { kind: "operator" as const, organizationId: tenant.organization.id };
+    const [owner, other, admin] = await Promise.all([
+      addPerson(operator, "member"),
+      addPerson(operator, "member"),
+      addPerson(operator, "admin"),
+    ]);
+    const ownerCookie = await signInCookie(owner.email, owner.password);
+    const upload = await fetch(`${server.base}/api/console/files`, {
+      method: "POST",
+      headers: { cookie: ownerCookie, origin: server.base },
+      body: formOf({}, [{ name: "notes.md", bytes: "# Notes\n\nFalcon." }]),
+    });
+    expect(upload.status).toBe(201);
+    const { file } = (await upload.json()) as any;
+    const path = `/api/console/files/${file.id}/content`;
+
+    for (const cookie of [ownerCookie, await signInCookie(admin.email, admin.password)]) {
+      const response = await fetchAt(path, { cookie });
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-type")).toBe("text/markdown");
+      expect(response.headers.get("content-disposition")).toMatch(/^attachment; filename="notes\.md"/);
+      expect(await response.text()).toBe("# Notes\n\nFalcon.");
+    }
+    const refused = await fetchAt(path, { cookie: await signInCookie(other.email, other.password) });
+    expect(refused.status).toBe(404);
+    expect(((await refused.json()) as any).error.code).toBe("not_found");
+  });
+});
+
 describe("refusals write nothing", { timeout: 120_000 }, () => {
   it("refuses over-bound and unsupported files with a clear 4xx and writes nothing", async () => {
     const scenario = await portalScenario();
@@ -356,6 +495,132 @@ describe("refusals write nothing", { timeout: 120_000 }, () => {
     expect(byId.body.error.code).toBe("unsupported_attachment");
     const after = await writtenFor(scenario);
     expect({ ...after, attachments: after.attachments - 1 }).toEqual(before);
+  });
+});
+
+describe("a turn run again keeps its files", { timeout: 120_000 }, () => {
+  /** The files stored for the organization, with the message each is linked to (null: none). */
+  async function storedFiles(organizationId: string) {
+    return getDb().attachment.findMany({
+      where: { organizationId },
+      select: { id: true, conversationId: true, messageId: true },
+    });
+  }
+
+  async function visibleUserMessage(conversationId: string) {
+    return getDb().conversationMessage.findFirstOrThrow({
+      where: { conversationId, role: "user", supersededAt: null },
+    });
+  }
+
+  it("continued after an approval, the run still reads the attachment and the message keeps it", async () => {
+    const tenant = await newOrganization();
+    const key = tenant.orgKey.secret;
+    const flow = await create(key, "flows", {
+      name: "Check",
+      inputs: [{ key: "question", type: "text", required: true }],
+      nodes: [
+        { id: "start", type: "trigger_start" },
+        { id: "check", type: "approval", data: { title: "Check", message: "Answer {{inputs.question}}?" } },
+        { id: "answer", type: "output", data: { value: "Approved." } },
+      ],
+    });
+    await publish(key, "flows", flow.id);
+    const reader = await create(key, "agents", { name: "Reader", description: "Answers from the attached files" });
+    await publish(key, "agents", reader.id);
+    const app = await create(key, "apps", {
+      name: "Checked answers",
+      members: [
+        { id: flow.id, kind: "flow" },
+        { id: reader.id, kind: "agent" },
+      ],
+      orchestrationMode: "sequential",
+      api: { conversationEnabled: true },
+    });
+    await publish(key, "apps", app.id);
+    const uploaded = await uploadFile(key, { name: "drill-manual.txt", bytes: PHRASE });
+    expect(uploaded.status).toBe(201);
+    const fileId = uploaded.body.file.id as string;
+
+    const started = await send(key, "POST", `/apps/${app.id}/conversation`, { message: QUESTION, fileIds: [fileId] });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    const conversationId = started.body.conversation_id as string;
+    // While it waits, the file is the conversation's: no other conversation takes it.
+    const elsewhere = await send(key, "POST", `/apps/${app.id}/conversation`, { message: QUESTION, fileIds: [fileId] });
+    expect(elsewhere.status).toBe(404);
+    const approved = await send(tenant.personalKey.secret, "POST", `/executions/${started.body.executionId}/approval`, {
+      decision: "approve",
+    });
+    expect(approved.status).toBe(200);
+    await runApprovalsOnce(getDb());
+
+    const execution = await getDb().execution.findUniqueOrThrow({ where: { id: started.body.executionId } });
+    expect(execution.status).toBe("succeeded");
+    expect(execution.output).toContain("warranty of seven years from the date of purchase");
+    const [answer] = await getDb().conversationMessage.findMany({
+      where: { conversationId, role: "assistant" },
+    });
+    expect(answer!.citations).toContainEqual(expect.objectContaining({ kind: "attachment", id: fileId }));
+    const sent = await visibleUserMessage(conversationId);
+    expect(await storedFiles(tenant.organization.id)).toEqual([{ id: fileId, conversationId, messageId: sent.id }]);
+
+    // And it goes with the conversation's retention.
+    const db = getDb();
+    await db.organization.update({ where: { id: tenant.organization.id }, data: { conversationRetentionDays: 30 } });
+    await db.conversation.update({
+      where: { id: conversationId },
+      data: { updatedAt: new Date(Date.now() - 31 * 86_400_000) },
+    });
+    await sweepExpiredConversations(db);
+    expect(await storedFiles(tenant.organization.id)).toEqual([]);
+  });
+
+  it("regenerated, or edited and resent, the turn still reads the attachment and the new message keeps it", async () => {
+    const scenario = await portalScenario();
+    const onBehalf = { endUserId: scenario.endUser.id, portalId: scenario.portal.id };
+    const uploaded = await uploadFile(
+      scenario.key,
+      { name: "drill-manual.txt", bytes: PHRASE },
+      { endUserId: scenario.endUser.id },
+    );
+    expect(uploaded.status).toBe(201);
+    const fileId = uploaded.body.file.id as string;
+    const path = `/apps/${scenario.appId}/conversation`;
+    const first = await send(scenario.key, "POST", path, { message: QUESTION, fileIds: [fileId], ...onBehalf });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    const conversationId = first.body.conversation_id as string;
+
+    const again = await send(scenario.key, "POST", path, {
+      conversation_id: conversationId,
+      regenerate: true,
+      ...onBehalf,
+    });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(again.body.reply).toContain("warranty of seven years from the date of purchase [1].");
+    expect(again.body.citations[0]).toMatchObject({ kind: "attachment", id: fileId });
+    const regenerated = await visibleUserMessage(conversationId);
+    expect(await storedFiles(scenario.tenant.organization.id)).toEqual([
+      { id: fileId, conversationId, messageId: regenerated.id },
+    ]);
+
+    const edited = await send(scenario.key, "POST", path, {
+      conversation_id: conversationId,
+      regenerate: true,
+      message: "What is the Falcon drill's warranty?",
+      ...onBehalf,
+    });
+    expect(edited.status, JSON.stringify(edited.body)).toBe(200);
+    expect(edited.body.reply).toContain("seven years");
+    expect(edited.body.citations[0]).toMatchObject({ kind: "attachment", id: fileId });
+    const resent = await visibleUserMessage(conversationId);
+    expect(resent.content).toBe("What is the Falcon drill's warranty?");
+    expect(await storedFiles(scenario.tenant.organization.id)).toEqual([
+      { id: fileId, conversationId, messageId: resent.id },
+    ]);
+    // The end user's erasure still takes it.
+    const erased = await api("POST", `/end-users/${scenario.endUser.id}/erase`, { key: scenario.key });
+    expect(erased.status).toBe(200);
+    expect(await storedFiles(scenario.tenant.organization.id)).toEqual([]);
   });
 });
 

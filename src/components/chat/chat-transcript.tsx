@@ -2,8 +2,9 @@
 // The messages of a conversation: the app's greeting, the stored messages and the turn still
 // streaming (marked as typing), kept scrolled to the newest. Answers show their sources (each
 // opens the cited passage beside the conversation) and their actions: copy, regenerate (the last
-// one), helpful or not; the last question can be edited and sent again.
-import { useEffect, useRef, useState, type FormEvent, type ReactNode } from "react";
+// one), helpful or not; the last question can be edited and sent again. A question's files
+// download by their names.
+import { useEffect, useRef, useState, type FormEvent, type MouseEvent, type ReactNode } from "react";
 import { useChatText } from "./chat-i18n";
 import { ChatMarkdown, type ChatCitation } from "./chat-markdown";
 import "./chat.css";
@@ -20,6 +21,38 @@ export interface TranscriptMessage {
   feedback?: { rating: FeedbackRating } | null;
   /** The files a question carried. */
   attachments?: { id: string; name: string; sizeBytes: number }[];
+}
+
+/** Where the door serves a file's download, and the headers its calls carry (the embedded chat's session). */
+export interface TranscriptFiles {
+  url: (fileId: string) => string;
+  headers?: () => Record<string, string>;
+}
+
+/**
+ * A sent file's name, downloading it: a plain link where the door's cookie signs the request in;
+ * fetched with the door's headers (the embedded chat, which has no cookie) and saved from memory.
+ */
+function FileLink({ file, files }: { file: { id: string; name: string }; files: TranscriptFiles }) {
+  const url = files.url(file.id);
+  async function saveWithHeaders(event: MouseEvent<HTMLAnchorElement>) {
+    const headers = files.headers?.() ?? {};
+    if (Object.keys(headers).length === 0) return;
+    event.preventDefault();
+    const response = await fetch(url, { headers });
+    if (!response.ok) return;
+    const saved = URL.createObjectURL(await response.blob());
+    const link = document.createElement("a");
+    link.href = saved;
+    link.download = file.name;
+    link.click();
+    URL.revokeObjectURL(saved);
+  }
+  return (
+    <a href={url} download={file.name} onClick={(event) => void saveWithHeaders(event)}>
+      {file.name}
+    </a>
+  );
 }
 
 export interface TranscriptActions<M> {
@@ -70,10 +103,12 @@ function Answer<M extends TranscriptMessage>({
 function Question({
   content,
   attachments = [],
+  files,
   onEdit,
 }: {
   content: string;
   attachments?: TranscriptMessage["attachments"];
+  files?: TranscriptFiles;
   onEdit?: (text: string) => void;
 }) {
   const t = useChatText();
@@ -111,7 +146,8 @@ function Question({
         <ul className="chat-sent-files" aria-label={t("composer.sentFiles")} data-testid="sent-files">
           {attachments.map((file) => (
             <li key={file.id}>
-              {file.name} <span className="muted">{readableSize(file.sizeBytes)}</span>
+              {files ? <FileLink file={file} files={files} /> : file.name}{" "}
+              <span className="muted">{readableSize(file.sizeBytes)}</span>
             </li>
           ))}
         </ul>
@@ -131,6 +167,7 @@ export function ChatTranscript<M extends TranscriptMessage>({
   pending,
   reconnecting = false,
   actions = {},
+  files,
   footer,
   children,
 }: {
@@ -140,6 +177,8 @@ export function ChatTranscript<M extends TranscriptMessage>({
   /** The stream dropped and is being picked up again. */
   reconnecting?: boolean;
   actions?: TranscriptActions<M>;
+  /** Where the questions' files download. */
+  files?: TranscriptFiles;
   /** Shown under an assistant message (the console's trace). */
   footer?: (message: M) => ReactNode;
   /** Shown before the messages (loading and errors). */
@@ -177,6 +216,7 @@ export function ChatTranscript<M extends TranscriptMessage>({
             key={m.id}
             content={m.content}
             attachments={m.attachments}
+            files={files}
             onEdit={idle && index === lastUser ? actions.onEditLast : undefined}
           />
         ),

@@ -75,7 +75,8 @@ export function PortalChat({
   async function ask(message: string, body?: Record<string, unknown>) {
     if (turn.streaming) return;
     if (!body) setDraft("");
-    // A new question carries the files picked for it; a regenerated one runs without them.
+    // A new question carries the files picked for it; a regenerated one sends none: the server
+    // keeps those of the message it replaces.
     const fileIds = body ? [] : attachments.fileIds;
     if (fileIds.length) attachments.clear();
     const ended = await turn.send(
@@ -182,6 +183,10 @@ export function PortalChat({
               messages={stored}
               pending={turn.pending}
               reconnecting={turn.reconnecting}
+              files={{
+                url: (fileId) => `/api/portal/${encodeURIComponent(portal)}/files/${fileId}/content`,
+                headers: embedSessionHeaders,
+              }}
               footer={(message) =>
                 message.credits !== null && (
                   <p className="muted portal-turn-cost" data-testid="turn-cost">

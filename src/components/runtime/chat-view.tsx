@@ -41,7 +41,8 @@ export function ChatView({ appId }: { appId: string }) {
   async function ask(message: string, body?: Record<string, unknown>) {
     if (!message || turn.streaming) return;
     if (!body) setDraft("");
-    // A new question carries the files picked for it; a regenerated one runs without them.
+    // A new question carries the files picked for it; a regenerated one sends none: the server
+    // keeps those of the message it replaces.
     const fileIds = body ? [] : attachments.fileIds;
     if (fileIds.length) attachments.clear();
     const ended = await turn.send(
@@ -105,6 +106,7 @@ export function ChatView({ appId }: { appId: string }) {
             messages={conversationId ? (messages.data?.messages ?? []) : []}
             pending={turn.pending}
             reconnecting={turn.reconnecting}
+            files={{ url: (fileId) => `/api/console/files/${fileId}/content` }}
             actions={{
               onRegenerate: () => void ask(lastQuestion(messages.data?.messages ?? []), { regenerate: true }),
               onEditLast: (text) => void ask(text, { regenerate: true }),

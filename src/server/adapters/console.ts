@@ -22,6 +22,7 @@ import { downloadResponse } from "./download";
 import { errorResponse, requestIdFor } from "./envelope";
 import {
   createChatConversationHandler,
+  createChatFileContentHandler,
   createChatFilesHandler,
   createChatRunEventsHandler,
   type ChatDoor,
@@ -184,6 +185,12 @@ export function createConsoleConversationHandler(options: { db: () => Db }) {
 export function createConsoleFilesHandler(options: { db: () => Db }) {
   const handle = createChatFilesHandler(options, consoleChat);
   return (request: Request) => handle(request, { appId: "" });
+}
+
+/** A file of the console chat, for the member who sent it and the organization's admins (`GET /api/console/files/{fileId}/content`). */
+export function createConsoleFileContentHandler(options: { db: () => Db }) {
+  const handle = createChatFileContentHandler(options, consoleChat);
+  return (request: Request, fileId: string) => handle(request, { appId: "", fileId });
 }
 
 /**

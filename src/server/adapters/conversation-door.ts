@@ -1,16 +1,18 @@
 // The streaming chat door the console (adapters/console.ts) and the portal (adapters/portal.ts)
 // share: a write from this site only (Origin / Sec-Fetch-Site) as JSON, the signed-in caller from
 // the door's own cookie, the body within bounds and storable, one schema (ChatConversationBody),
-// then the run's Server-Sent Events (adapters/sse.ts); and the GET that resumes a run after
-// `Last-Event-ID`. Answers are never cached. A client that hung up before its stream started gets
-// 499 (nothing is written for it); a run that started goes on (the contract's "Runs outlive their
-// connection"). A refusal before the stream is the JSON error envelope.
+// then the run's Server-Sent Events (adapters/sse.ts); the GET that resumes a run after
+// `Last-Event-ID`; the chat's uploads and their downloads. Answers are never cached. A client that
+// hung up before its stream started gets 499 (nothing is written for it); a run that started goes
+// on (the contract's "Runs outlive their connection"). A refusal before the stream is the JSON
+// error envelope.
 import { ChatConversationBody } from "@/schemas/runtime";
 import type { Actor, EndUserActor } from "@/server/auth/actor";
 import { assertJsonBody, assertSameOrigin } from "@/server/auth/same-origin";
 import { assertStorableText } from "@/server/bounds";
 import type { Db } from "@/server/db";
 import { AppError, toAppError } from "@/server/errors";
+import { fileDownloadResponse } from "./download";
 import { errorResponse, requestIdFor } from "./envelope";
 import { readJsonBody } from "./json-body";
 import { conversationStream, lastEventIdFrom, resumeStream } from "./sse";
@@ -79,6 +81,24 @@ export function createChatFilesHandler<Route>(options: { db: () => Db }, door: C
       const db = options.db();
       const caller = await signedIn(door, db, request, route, requestId);
       return await uploadFileResponse(db, caller, request, answerHeaders(requestId));
+    } catch (error) {
+      return refusal(request, error, requestId);
+    }
+  };
+}
+
+/**
+ * `GET …/files/{fileId}/content`: a file the signed-in caller may read (the one who sent it, an
+ * organization admin), as a download; a read from this site's own pages only.
+ */
+export function createChatFileContentHandler<Route>(options: { db: () => Db }, door: ChatDoor<Route>) {
+  return async function handleChatFileContent(request: Request, route: Route & { fileId: string }): Promise<Response> {
+    const requestId = requestIdFor(request);
+    try {
+      assertSameOrigin(request);
+      const db = options.db();
+      const caller = await signedIn(door, db, request, route);
+      return await fileDownloadResponse(db, caller, { fileId: route.fileId }, request, answerHeaders(requestId));
     } catch (error) {
       return refusal(request, error, requestId);
     }

@@ -1,11 +1,13 @@
-// Downloads the OpenAPI handler cannot stream (GET /audit-events/export, and the console's
-// GET /api/console/audit-events/export for a signed-in admin): the query checked
+// Downloads the OpenAPI handler cannot serve: the audit log's export (GET /audit-events/export,
+// and the console's GET /api/console/audit-events/export for a signed-in admin), the query checked
 // with the procedure's schema, then the service's lines written as they are read, so the
-// whole log is never held in memory.
+// whole log is never held in memory; and an attached file's bytes (GET /files/{fileId}/content).
+import { FileIdInput } from "@/schemas/attachment";
 import { ExportAuditEventsInput } from "@/schemas/audit";
-import type { Actor } from "@/server/auth/actor";
+import type { Actor, EndUserActor } from "@/server/auth/actor";
 import { rateLimitHeaders, type RateLimitResult } from "@/server/auth/rate-limit";
 import type { Db } from "@/server/db";
+import { getFileContent } from "@/server/services/attachments";
 import { exportAuditEvents } from "@/server/services/audit-log";
 
 const CONTENT_TYPES = { jsonl: "application/x-ndjson", csv: "text/csv; charset=utf-8" } as const;
@@ -38,4 +40,36 @@ export async function downloadResponse(
   headers.set("Content-Disposition", `attachment; filename="audit-events.${input.format}"`);
   headers.set("Cache-Control", "no-store");
   return new Response(request.method === "HEAD" ? null : body, { status: 200, headers });
+}
+
+/**
+ * `Content-Disposition: attachment` naming the file: an ASCII `filename` (other characters,
+ * quotes and backslashes as `_`) for old clients, and the exact name as `filename*` (RFC 6266).
+ */
+export function attachmentDisposition(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, "_");
+  const exact = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${exact}`;
+}
+
+/**
+ * An attached file as it was uploaded, to those who may read it (services/attachments.ts), for
+ * every door that serves it (REST, the console's and the portal's chats) with the door's own
+ * headers: always a download, under the type stored at upload, never sniffed into another (an
+ * HTML page sent as text stays text), and never cached by a shared cache.
+ */
+export async function fileDownloadResponse(
+  db: Db,
+  caller: Actor | EndUserActor,
+  pathParams: Record<string, string> | undefined,
+  request: Request,
+  headers: Headers,
+): Promise<Response> {
+  const file = await getFileContent(db, caller, FileIdInput.parse({ ...pathParams }));
+  headers.set("Content-Type", file.contentType);
+  headers.set("Content-Length", String(file.bytes.byteLength));
+  headers.set("Content-Disposition", attachmentDisposition(file.name));
+  headers.set("X-Content-Type-Options", "nosniff");
+  headers.set("Cache-Control", "private, no-store");
+  return new Response(request.method === "HEAD" ? null : Buffer.from(file.bytes), { status: 200, headers });
 }

@@ -23,6 +23,7 @@ import { callSlots } from "@/server/trpc/call-slots";
 import { portalRouter } from "@/server/trpc/portal-root";
 import {
   createChatConversationHandler,
+  createChatFileContentHandler,
   createChatFilesHandler,
   createChatRunEventsHandler,
   type ChatDoor,
@@ -104,6 +105,12 @@ export function createPortalConversationHandler(options: { db: () => Db }) {
 export function createPortalFilesHandler(options: { db: () => Db }) {
   const handle = createChatFilesHandler(options, portalChat);
   return (request: Request, portal: string) => handle(request, { portal, appId: "" });
+}
+
+/** A file of the portal chat, for the end user who sent it (`GET /api/portal/{portal}/files/{fileId}/content`). */
+export function createPortalFileContentHandler(options: { db: () => Db }) {
+  const handle = createChatFileContentHandler(options, portalChat);
+  return (request: Request, portal: string, fileId: string) => handle(request, { portal, appId: "", fileId });
 }
 
 /**

@@ -5,6 +5,7 @@
 import {
   createConsoleAuditExportHandler,
   createConsoleConversationHandler,
+  createConsoleFileContentHandler,
   createConsoleFilesHandler,
   createConsoleHandler,
   createConsoleRunEventsHandler,
@@ -14,6 +15,7 @@ import {
   createEmbedLookHandler,
   createEmbedSessionHandler,
   createPortalConversationHandler,
+  createPortalFileContentHandler,
   createPortalFilesHandler,
   createPortalHandler,
   createPortalRunEventsHandler,
@@ -100,6 +102,18 @@ export const consoleFilesRoute: Handler = observed("/api/console/files", (reques
 const portalFiles = createPortalFilesHandler({ db: getDb });
 export const portalFilesRoute = observed("/api/portal/{portal}/files", (request: Request, portal: string) =>
   portalFiles(request, portal),
+);
+
+const consoleFileContent = createConsoleFileContentHandler({ db: getDb });
+export const consoleFileContentRoute = observed(
+  "/api/console/files/{fileId}/content",
+  (request: Request, fileId: string) => consoleFileContent(request, fileId),
+);
+
+const portalFileContent = createPortalFileContentHandler({ db: getDb });
+export const portalFileContentRoute = observed(
+  "/api/portal/{portal}/files/{fileId}/content",
+  (request: Request, portal: string, fileId: string) => portalFileContent(request, portal, fileId),
 );
 
 const portalConversation = createPortalConversationHandler({ db: getDb });

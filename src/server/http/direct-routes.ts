@@ -7,6 +7,7 @@
 import {
   consoleAuditExportRoute,
   consoleConversationRoute,
+  consoleFileContentRoute,
   consoleFilesRoute,
   consoleRunEventsRoute,
   consoleTrpcRoute,
@@ -19,6 +20,7 @@ import {
   oidcCallbackRoute,
   oidcStartRoute,
   portalConversationRoute,
+  portalFileContentRoute,
   portalFilesRoute,
   portalRunEventsRoute,
   portalTrpcRoute,
@@ -75,6 +77,18 @@ export const DIRECT_ROUTES: readonly DirectRoute[] = [
     door: "portal",
     methods: ["POST"],
     handler: (request, [portal]) => portalFilesRoute(request, portal!),
+  },
+  {
+    path: "/api/console/files/{fileId}/content",
+    door: "console",
+    methods: ["GET"],
+    handler: (request, [fileId]) => consoleFileContentRoute(request, fileId!),
+  },
+  {
+    path: "/api/portal/{portal}/files/{fileId}/content",
+    door: "portal",
+    methods: ["GET"],
+    handler: (request, [portal, fileId]) => portalFileContentRoute(request, portal!, fileId!),
   },
   {
     path: "/api/console/apps/{appId}/conversation",

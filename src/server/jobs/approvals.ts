@@ -13,6 +13,7 @@ import type { LeasedExecution } from "@/server/runtime/run-leases";
 import { wakeRun } from "@/server/runtime/run-hub";
 import { schemaProblems } from "@/server/runtime/json-schema";
 import { pauseForApproval, pricingOf, timeOutApprovals, type ApprovalState } from "@/server/services/approvals";
+import { attachmentImages, attachmentPassages, pausedTurnFiles } from "@/server/services/attachments";
 import { RunRecorder } from "@/server/services/conversation-runs";
 import { saveTurn } from "@/server/services/conversations";
 import { announceCompleted, type RunActor } from "@/server/services/executions";
@@ -117,6 +118,12 @@ async function continueRun(db: Db, claimed: Claimed): Promise<void> {
   });
   try {
     const app = await loadLiveApp(db, { organizationId }, state.appId, state.versionId);
+    // The turn's files, read as the turn read them before it paused.
+    const attachments = state.conversationId
+      ? await pausedTurnFiles(db, organizationId, state.conversationId, state.attachmentIds ?? [])
+      : [];
+    ctx.attachments = attachmentPassages(attachments, state.message);
+    ctx.images = attachmentImages(attachments);
     const onDelta = billed.onDelta((text) => recorder?.push("delta", { text }));
     const reply = await runApp(ctx, app, state.message, state.history, {
       onDelta,
@@ -133,6 +140,7 @@ async function continueRun(db: Db, claimed: Claimed): Promise<void> {
         reply,
         citations: ctx.citations.inReply(reply),
         superseded: state.superseded,
+        attachmentIds: attachments.map((attachment) => attachment.id),
         latencyMs: latencyMs(),
         trace: ctx.trace,
         outcome: { status: "succeeded", credits: outcome.credits, usage: outcome.usage },

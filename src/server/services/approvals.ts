@@ -56,6 +56,8 @@ export interface ApprovalState {
   conversationStarted: boolean;
   /** The messages a regenerated turn replaces. */
   superseded: string[];
+  /** The files the turn's user message carries (absent in states stored before runs kept them). */
+  attachmentIds?: string[];
   endUserId: string | null;
   portalId: string | null;
   charge: RunCharge;
@@ -127,6 +129,11 @@ export async function pauseForApproval(
           values (${state.conversationId}::uuid, ${organizationId}::uuid, ${state.appId}::uuid, ${state.actor},
             ${state.endUserId}::uuid, ${state.portalId}::uuid, ${run.title ?? ""}, now(), now())
           on conflict (id) do update set updated_at = now()`;
+        // The turn's files are its conversation's from now: no other turn takes them while it
+        // waits, and they go with the conversation (retention, erasure) even if it never ends.
+        if (state.attachmentIds?.length)
+          await tx.$executeRaw`update attachments set conversation_id = ${state.conversationId}::uuid
+            where id = any(${state.attachmentIds}::uuid[]) and organization_id = ${organizationId}::uuid`;
       }
       const fields = {
         status: "awaiting_approval",

@@ -253,6 +253,23 @@ function readableBy(actor: Actor | EndUserActor): Prisma.AttachmentWhereInput {
   return { organizationId, memberId: actor.member.id };
 }
 
+/** A file the caller may read (readableBy), or not_found, as for one that does not exist. */
+async function readableFile<S extends Prisma.AttachmentSelect>(
+  db: Db,
+  actor: Actor | EndUserActor,
+  fileId: string,
+  select: S,
+): Promise<Prisma.AttachmentGetPayload<{ select: S }>> {
+  const row = isUuid(fileId)
+    ? await db.attachment.findFirst({
+        where: { id: fileId.toLowerCase(), organizationId: actor.organizationId, ...readableBy(actor) },
+        select,
+      })
+    : null;
+  if (!row) throw new AppError("not_found", "No file with that id.");
+  return row;
+}
+
 /** One file's details; a file the caller may not read is not_found, as one that does not exist. */
 export const getFile = guarded(
   { scope: "apps:execute", endUsers: true },
@@ -261,19 +278,30 @@ export const getFile = guarded(
     actor: Actor | EndUserActor,
     input: { fileId: string },
   ): Promise<{ file: AttachmentFile }> {
-    const row = isUuid(input.fileId)
-      ? await db.attachment.findFirst({
-          where: { id: input.fileId.toLowerCase(), organizationId: actor.organizationId, ...readableBy(actor) },
-          select: FILE_SELECT,
-        })
-      : null;
-    if (!row) throw new AppError("not_found", "No file with that id.");
-    return { file: fileView(row) };
+    return { file: fileView(await readableFile(db, actor, input.fileId, FILE_SELECT)) };
   },
 );
 
-/** A turn's files: those it was given by id and those it carried, in that order. */
+/** One file's bytes as it was uploaded, for those who read its details (getFile). */
+export const getFileContent = guarded(
+  { scope: "apps:execute", endUsers: true },
+  async function getFileContent(
+    db: Db,
+    actor: Actor | EndUserActor,
+    input: { fileId: string },
+  ): Promise<{ name: string; contentType: string; bytes: Uint8Array }> {
+    const row = await readableFile(db, actor, input.fileId, { name: true, contentType: true, content: true });
+    return { name: row.name, contentType: row.contentType, bytes: row.content };
+  },
+);
+
+/**
+ * A turn's files: those the message it replaces carried (a regenerated turn), those it was given
+ * by id and those it carried, in that order.
+ */
 export interface TurnFiles {
+  /** The user message a regenerated turn replaces: its files go on to the new one. */
+  keptFrom?: string;
   fileIds?: string[];
   files?: UploadedFile[];
 }
@@ -287,10 +315,27 @@ export interface TurnAttachment {
   bytes: Uint8Array;
 }
 
+const TURN_ATTACHMENT_SELECT = {
+  id: true,
+  name: true,
+  format: true,
+  contentType: true,
+  text: true,
+  content: true,
+} satisfies Prisma.AttachmentSelect;
+
+type TurnAttachmentRow = Prisma.AttachmentGetPayload<{ select: typeof TURN_ATTACHMENT_SELECT }>;
+
+function turnAttachment(row: TurnAttachmentRow): TurnAttachment {
+  const { content, ...rest } = row;
+  return { ...rest, bytes: content };
+}
+
 /**
  * The files a turn uses, checked before anything runs: the ids must name files of the turn's
  * owner (the end user the turn is for, else the member or key that sends it) not yet used by
- * another conversation; carried files are stored for that owner. Not found otherwise.
+ * another conversation; carried files are stored for that owner. Not found otherwise. The files
+ * of the message a regenerated turn replaces are the conversation's already, whoever sent them.
  */
 export async function resolveTurnFiles(
   db: Db,
@@ -300,11 +345,20 @@ export async function resolveTurnFiles(
   turn: TurnFiles,
   acceptsImages: () => Promise<boolean>,
 ): Promise<TurnAttachment[]> {
-  const ids = [...new Set((turn.fileIds ?? []).map((id) => id.toLowerCase()))];
+  const kept = turn.keptFrom
+    ? await db.attachment.findMany({
+        where: { organizationId: actor.organizationId, conversationId, messageId: turn.keptFrom },
+        select: TURN_ATTACHMENT_SELECT,
+        orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+      })
+    : [];
+  const ids = [...new Set((turn.fileIds ?? []).map((id) => id.toLowerCase()))].filter(
+    (id) => !kept.some((row) => row.id === id),
+  );
   const carried = turn.files ?? [];
-  if (ids.length === 0 && carried.length === 0) return [];
+  if (kept.length === 0 && ids.length === 0 && carried.length === 0) return [];
   checkFileBounds([
-    ...ids.map((id) => ({ name: id, size: 1 })),
+    ...[...kept.map((row) => row.id), ...ids].map((id) => ({ name: id, size: 1 })),
     ...carried.map((file) => ({ name: file.name, size: file.bytes.byteLength })),
   ]);
   const owner =
@@ -319,13 +373,13 @@ export async function resolveTurnFiles(
           ...owner,
           OR: [{ conversationId: null }, { conversationId }],
         },
-        select: { id: true, name: true, format: true, contentType: true, text: true, content: true },
+        select: TURN_ATTACHMENT_SELECT,
       })
     : [];
   const missing = ids.find((id) => !found.some((row) => row.id === id));
   if (missing) throw new AppError("not_found", `No file with id ${missing}.`);
   const image =
-    found.find((row) => isImageFormat(row.format)) ??
+    [...kept, ...found].find((row) => isImageFormat(row.format)) ??
     carried.find((file) => {
       const format = sniffFormat(file.bytes, file.name);
       return format !== null && isImageFormat(format);
@@ -345,13 +399,31 @@ export async function resolveTurnFiles(
   const storedRows = stored.length
     ? await db.attachment.findMany({
         where: { id: { in: stored.map((file) => file.id) }, organizationId: actor.organizationId },
-        select: { id: true, name: true, format: true, contentType: true, text: true, content: true },
+        select: TURN_ATTACHMENT_SELECT,
       })
     : [];
   const byId = new Map([...found, ...storedRows].map((row) => [row.id, row]));
-  return [...ids, ...stored.map((file) => file.id)].map((id) => {
-    const row = byId.get(id)!;
-    return { id, name: row.name, format: row.format, contentType: row.contentType, text: row.text, bytes: row.content };
+  return [...kept, ...[...ids, ...stored.map((file) => file.id)].map((id) => byId.get(id)!)].map(turnAttachment);
+}
+
+/**
+ * The files of a turn that paused for an approval, read again when its run continues: those still
+ * stored (an erasure in between takes them), in the order the turn gave them.
+ */
+export async function pausedTurnFiles(
+  db: Db,
+  organizationId: string,
+  conversationId: string,
+  ids: readonly string[],
+): Promise<TurnAttachment[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.attachment.findMany({
+    where: { id: { in: [...ids] }, organizationId, conversationId },
+    select: TURN_ATTACHMENT_SELECT,
+  });
+  return ids.flatMap((id) => {
+    const row = rows.find((one) => one.id === id);
+    return row ? [turnAttachment(row)] : [];
   });
 }
 

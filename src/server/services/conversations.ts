@@ -127,7 +127,8 @@ async function findConversation(
 
 /**
  * A regenerated turn: the conversation's last user message (or the text that replaces it), the
- * history before it, and the messages of the exchange it replaces (hidden once the new one is saved).
+ * history before it, the messages of the exchange it replaces (hidden once the new one is saved),
+ * and the user message among them, whose files the turn keeps.
  */
 function regeneratedTurn(existing: Awaited<ReturnType<typeof findConversation>>, message: string | undefined) {
   const last = existing.messages.map((m) => m.role).lastIndexOf("user");
@@ -136,6 +137,7 @@ function regeneratedTurn(existing: Awaited<ReturnType<typeof findConversation>>,
     message: message ?? existing.messages[last]!.content,
     history: existing.history.slice(0, last),
     superseded: existing.messages.slice(last).map((m) => m.id),
+    replacedMessageId: existing.messages[last]!.id,
   };
 }
 
@@ -286,7 +288,7 @@ export const converse = guarded(
     const turn =
       input.regenerate && existing
         ? regeneratedTurn(existing, input.message)
-        : { message: input.message, history: existing?.history ?? [], superseded: [] };
+        : { message: input.message, history: existing?.history ?? [], superseded: [], replacedMessageId: undefined };
     if (turn.message === undefined) throw new AppError("invalid_request", "A message is required.");
     const message = turn.message;
     // Named before the run, so a stream's first event tells the client what to resume.
@@ -297,7 +299,7 @@ export const converse = guarded(
       actor,
       runner.endUserId,
       conversationId,
-      { fileIds: input.fileIds, files: input.files },
+      { keptFrom: turn.replacedMessageId, fileIds: input.fileIds, files: input.files },
       async () => {
         const models = await Promise.all(modelsOfApp(app).map((id) => modelFor(db, actor.organizationId, id)));
         return models.some((model) => model.acceptsImages);
@@ -400,6 +402,7 @@ export const converse = guarded(
             conversationId,
             conversationStarted: !existing,
             superseded: turn.superseded,
+            attachmentIds: attachments.map((attachment) => attachment.id),
             endUserId: runner.endUserId,
             portalId: runner.portalId,
             latencyMs: performance.now() - started,

@@ -45,8 +45,11 @@ export type Meta = OpenApiMeta<{
   events?: boolean;
   /** Success status when it is not 200, for the OpenAPI document. */
   successStatus?: number;
-  /** A streamed download (JSON Lines or CSV), served by src/server/adapters/download.ts. */
-  download?: true;
+  /**
+   * A download served by src/server/adapters/download.ts: the audit log's, streamed (JSON Lines or
+   * CSV; true), or an attached file's bytes (`file`).
+   */
+  download?: true | "file";
   /**
    * The endpoint also takes multipart/form-data, served by src/server/adapters/upload.ts: a
    * source's file (true), a file for a chat (`files`, multipart only), or a conversation turn

@@ -30,7 +30,7 @@ import {
 } from "@/schemas/runtime";
 import { Uuid } from "@/schemas/common";
 import { FileIdInput, FileOutput, MAX_ATTACHMENT_BYTES } from "@/schemas/attachment";
-import { getFile, uploadFiles } from "@/server/services/attachments";
+import { getFile, getFileContent, uploadFiles } from "@/server/services/attachments";
 import { converse, setMessageFeedback } from "@/server/services/conversations";
 import { decideApproval, getApproval, isAwaiting, listPendingApprovals } from "@/server/services/approvals";
 import { cancelConversationRun, openConversationRun, readRunEvents } from "@/server/services/conversation-runs";
@@ -140,6 +140,26 @@ export const runtimeRouter = router({
     .input(FileIdInput)
     .output(FileOutput)
     .query(({ ctx, input }) => getFile(ctx.db, ctx.actor, input)),
+  /** Served by src/server/adapters/download.ts, which answers the bytes; the procedure documents it. */
+  getFileContent: scopedProcedure(getFileContent.requirement)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/files/{fileId}/content",
+        tags: ["Files"],
+        summary: "Download an attached file",
+        description:
+          "The file's bytes as uploaded, always as a download (`Content-Disposition: attachment` with its name), under the content type stored at upload (`X-Content-Type-Options: nosniff`, `Cache-Control: private, no-store`). The same readers as `GET /files/{fileId}`: its owner and the organization's admins (and organization keys); anyone else, another end user and another organization get `not_found`.",
+      },
+      errors: ["not_found"],
+      download: "file",
+    })
+    .input(FileIdInput)
+    // Over tRPC, the bytes in base64.
+    .output(z.string())
+    .query(async ({ ctx, input }) =>
+      Buffer.from((await getFileContent(ctx.db, ctx.actor, input)).bytes).toString("base64"),
+    ),
   conversation: scopedProcedure(converse.requirement)
     .meta({
       openapi: {
