@@ -49,8 +49,13 @@ export interface Slide {
   table?: string[][];
 }
 
-/** A PowerPoint deck: each slide a title placeholder, a text box of bullets and an optional table. */
-export function pptx(slides: Slide[]): Promise<Uint8Array> {
+/**
+ * A PowerPoint deck: each slide a title placeholder, a text box of bullets and an optional table,
+ * stored as ppt/slides/slide1.xml, slide2.xml… in the order given. `shownOrder` (indexes into
+ * `slides`) is the order the deck shows them in, as after moving slides in PowerPoint: the
+ * presentation lists them so, through its relationships; by default the stored order.
+ */
+export function pptx(slides: Slide[], shownOrder: number[] = slides.map((_, i) => i)): Promise<Uint8Array> {
   const ns =
     'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"';
   const paragraph = (text: string) => `<a:p><a:r><a:rPr lang="en-US"/><a:t>${escapeXml(text)}</a:t></a:r></a:p>`;
@@ -71,7 +76,8 @@ export function pptx(slides: Slide[]): Promise<Uint8Array> {
   };
   const parts: Record<string, string> = {
     "[Content_Types].xml": `<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/><Override PartName="/ppt/presentation.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml"/></Types>`,
-    "ppt/presentation.xml": `<?xml version="1.0" encoding="UTF-8"?><p:presentation ${ns}><p:sldIdLst>${slides.map((_, i) => `<p:sldId id="${256 + i}" r:id="rId${i + 1}"/>`).join("")}</p:sldIdLst></p:presentation>`,
+    "ppt/presentation.xml": `<?xml version="1.0" encoding="UTF-8"?><p:presentation ${ns}><p:sldIdLst>${shownOrder.map((slide) => `<p:sldId id="${256 + slide}" r:id="rId${slide + 1}"/>`).join("")}</p:sldIdLst></p:presentation>`,
+    "ppt/_rels/presentation.xml.rels": `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${slides.map((_, i) => `<Relationship Id="rId${i + 1}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/slide" Target="slides/slide${i + 1}.xml"/>`).join("")}</Relationships>`,
   };
   // Numbered past 9, so that slide 10 sorting before slide 2 by name would show.
   slides.forEach((slide, i) => (parts[`ppt/slides/slide${i + 1}.xml`] = slideXml(slide)));

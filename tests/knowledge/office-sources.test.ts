@@ -9,6 +9,7 @@ import { getDb } from "@/server/db";
 import { extractText, typeOfBytes, typeOfFile } from "@/server/jobs/extract";
 import { extractInChildProcess } from "@/server/jobs/extraction-process";
 import { drainIndexJobs } from "@/server/jobs/indexing";
+import { pptxToMarkdown } from "@/server/jobs/office";
 import { api } from "../helpers";
 import { sourceOf, tenantWithKnowledgebase, upload } from "../knowledge-helpers";
 import { docx, pptx, xlsx } from "../office-fixtures";
@@ -151,6 +152,17 @@ describe("office files and HTML as sources", () => {
       expect({ phrase, id: first?.id, heading: first?.heading }).toEqual({ phrase, id: ids[file], heading });
     }
   }, 180_000);
+
+  it("reads a deck's slides in the order it shows them, not the order its files were made in", async () => {
+    // Made as Intro, Plan, Budget; then Budget moved to the front in PowerPoint.
+    const deck = await pptx([{ title: "Intro" }, { title: "Plan" }, { title: "Budget" }], [2, 0, 1]);
+    const text = await pptxToMarkdown(deck, 100_000);
+    expect(text.split("\n").filter((line) => line.startsWith("# "))).toEqual([
+      "# Slide 1: Budget",
+      "# Slide 2: Intro",
+      "# Slide 3: Plan",
+    ]);
+  });
 
   it("knows an office file by its zip entries, not its name; a zip that is none of them is refused", async () => {
     const word = await docx([{ paragraph: "Hello" }]);

@@ -202,6 +202,60 @@ export function slideToMarkdown(xml: string): { title: string; blocks: string[] 
   return { title, blocks };
 }
 
+/** The opening tags named `name` in `xml`, each as its text between `<` and `>`: one indexOf pass. */
+function tagsNamed(xml: string, name: string): string[] {
+  const tags: string[] = [];
+  for (let at = xml.indexOf(`<${name}`); at >= 0; at = xml.indexOf(`<${name}`, at + 1)) {
+    const close = xml.indexOf(">", at);
+    if (close < 0) break;
+    const tag = xml.slice(at + 1, close);
+    const after = tag.charAt(name.length);
+    if (after === " " || after === "/" || after === "") tags.push(tag);
+  }
+  return tags;
+}
+
+/** An attribute's value in a tag's text (`name="value"`), undefined when absent. */
+function attribute(tag: string, name: string): string | undefined {
+  const start = tag.indexOf(` ${name}="`);
+  if (start < 0) return undefined;
+  const from = start + name.length + 3;
+  const end = tag.indexOf('"', from);
+  return end < 0 ? undefined : tag.slice(from, end);
+}
+
+/**
+ * The slides' entries in the order the deck shows them: the presentation's slide list
+ * (p:sldIdLst) through its relationships. Slides moved in PowerPoint keep their file names, so
+ * the names' numbers are only the fallback, for a deck whose list cannot be read.
+ */
+async function slidesInShownOrder(
+  zip: { file(name: string): { async(type: "string"): Promise<string> } | null },
+  names: string[],
+) {
+  const byNumber = names
+    .map((name) => ({ name, number: Number(/^ppt\/slides\/slide(\d+)\.xml$/.exec(name)?.[1]) }))
+    .filter((slide) => Number.isInteger(slide.number))
+    .sort((a, b) => a.number - b.number)
+    .map((slide) => slide.name);
+  const [presentation, relationships] = await Promise.all([
+    zip.file("ppt/presentation.xml")?.async("string"),
+    zip.file("ppt/_rels/presentation.xml.rels")?.async("string"),
+  ]);
+  if (!presentation || !relationships) return byNumber;
+  const targets = new Map<string, string>();
+  for (const tag of tagsNamed(relationships, "Relationship")) {
+    const id = attribute(tag, "Id");
+    const target = attribute(tag, "Target");
+    if (id && target) targets.set(id, target.startsWith("/") ? target.slice(1) : `ppt/${target}`);
+  }
+  const listed = tagsNamed(presentation, "p:sldId").flatMap((tag) => {
+    const target = targets.get(attribute(tag, "r:id") ?? "");
+    return target && byNumber.includes(target) ? [target] : [];
+  });
+  return listed.length > 0 ? [...new Set(listed)] : byNumber;
+}
+
 export async function pptxToMarkdown(bytes: Uint8Array, maxChars: number): Promise<string> {
   checkZip("pptx", bytes);
   const { default: JSZip } = await import("jszip");
@@ -211,17 +265,19 @@ export async function pptxToMarkdown(bytes: Uint8Array, maxChars: number): Promi
   } catch (error) {
     throw unreadable("pptx", error);
   }
-  const slides = Object.keys(zip.files)
-    .map((name) => ({ name, number: Number(/^ppt\/slides\/slide(\d+)\.xml$/.exec(name)?.[1]) }))
-    .filter((slide) => Number.isInteger(slide.number))
-    .sort((a, b) => a.number - b.number);
+  let slides: string[];
+  try {
+    slides = await slidesInShownOrder(zip, Object.keys(zip.files));
+  } catch (error) {
+    throw unreadable("pptx", error);
+  }
   if (slides.length === 0) throw new ExtractionFailed("The PPTX has no slides: there is no text to index.");
   const sections: string[] = [];
   let length = 0;
   for (const [index, slide] of slides.entries()) {
     let xml: string;
     try {
-      xml = await zip.file(slide.name)!.async("string");
+      xml = await zip.file(slide)!.async("string");
     } catch (error) {
       throw unreadable("pptx", error);
     }
