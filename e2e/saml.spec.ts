@@ -1,6 +1,6 @@
 // SAML single sign-on in Chromium, against a real identity provider (samlify, tests/fake-saml.ts)
 // started by the test: a member signs in to the console through it from the sign-in page's button,
-// at a desk and on a phone.
+// at a desk and on a phone, and finds it named on the Security page.
 import { expect, test } from "@playwright/test";
 import { startFakeSamlIdp, type FakeSamlIdp } from "../tests/fake-saml";
 import { admin, seedDemo, VIEWPORTS } from "./fixtures";
@@ -30,7 +30,7 @@ for (const viewport of VIEWPORTS) {
       ...["sso", "set-saml", "--org", org, "--entity-id", idp.entityId, "--sso-url", idp.ssoUrl],
       ...["--certificate-file", certificateFile, "--domains", domain, "--name", "Fabrikam"],
     );
-    admin("member", "add", "--org", org, "--email", `bob@${domain}`, "--role", "admin");
+    admin("member", "add", "--org", org, "--email", `bob@${domain}`, "--role", "owner");
 
     await page.goto("/sign-in");
     await page.getByLabel("Email").fill(`bob@${domain}`);
@@ -43,5 +43,8 @@ for (const viewport of VIEWPORTS) {
     await expect(page.getByRole("heading", { level: 1 })).not.toHaveText(/Sign in/);
     // On a phone the console's navigation is behind its menu button.
     if (viewport.name === "desktop") await expect(page.getByRole("navigation", { name: "Console" })).toBeVisible();
+    // Bob, an owner, finds the connection on the Security page with its protocol.
+    await page.goto("/security");
+    await expect(page.getByTestId("sso-connection")).toHaveText(`Fabrikam (SAML 2.0) · ${domain}`);
   });
 }

@@ -8,7 +8,14 @@ export const SecurityOverview = z.object({
   passwordSignIn: z.boolean(),
   conversationRetentionDays: z.number().int().nullable(),
   auditRetentionDays: z.number().int(),
-  sso: z.object({ issuer: z.string(), displayName: z.string(), domains: z.array(z.string()) }).nullable(),
+  sso: z
+    .object({
+      protocol: z.enum(["oidc", "saml"]),
+      issuer: z.string(),
+      displayName: z.string(),
+      domains: z.array(z.string()),
+    })
+    .nullable(),
   members: z.array(
     z.object({
       id: Uuid,

@@ -144,6 +144,21 @@ describe("SAML sign-in for console members", () => {
     expect(events.map((event) => [event.actorId, event.door, event.outcome, event.changes])).toEqual([
       [member.member.id, "console", "success", { method: [null, "sso"] }],
     ]);
+    // The owner's Security page names the connection and its protocol, and the sign-in's method.
+    const owner = await signInCookie(connection.tenant.owner.email, connection.tenant.owner.password);
+    const overview = (await trpc("query", "security.overview", undefined, { cookie: owner })).body.result.data;
+    expect(overview.sso).toEqual({
+      protocol: "saml",
+      issuer: expect.any(String),
+      displayName: "Contoso",
+      domains: [connection.domain],
+    });
+    expect(overview.recentSignIns.find((e: { email: string }) => e.email === `ann@${connection.domain}`)).toMatchObject(
+      {
+        method: "sso",
+        outcome: "success",
+      },
+    );
   });
 
   it.each<[string, SamlTweak, string, RegExp]>([

@@ -1,5 +1,5 @@
 // The console's Security page for owners (issue 48): who has a second factor, how members sign
-// in (password, SSO), how long conversations and the audit log are kept, and the latest sign-ins.
+// in (password, SSO over OpenID Connect or SAML), how long conversations and the audit log are kept, and the latest sign-ins.
 // Read-only: every statement names the organization.
 import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
@@ -13,7 +13,7 @@ export interface SecurityOverview {
   passwordSignIn: boolean;
   conversationRetentionDays: number | null;
   auditRetentionDays: number;
-  sso: { issuer: string; displayName: string; domains: string[] } | null;
+  sso: { protocol: "oidc" | "saml"; issuer: string; displayName: string; domains: string[] } | null;
   members: {
     id: string;
     email: string;
@@ -51,7 +51,7 @@ export const getSecurityOverview = guarded(
       }),
       db.ssoConnection.findUnique({
         where: { organizationId },
-        select: { issuer: true, displayName: true, domains: true },
+        select: { protocol: true, issuer: true, displayName: true, domains: true },
       }),
       db.member.findMany({
         where: { organizationId, removedAt: null },
@@ -80,7 +80,7 @@ export const getSecurityOverview = guarded(
     const lastSignIn = new Map(lastSignIns.map((row) => [row.targetId, row._max.occurredAt?.toISOString() ?? null]));
     return {
       ...organization,
-      sso,
+      sso: sso && { ...sso, protocol: sso.protocol === "saml" ? "saml" : "oidc" },
       members: members.map((member) => ({
         id: member.id,
         email: member.user.email,

@@ -14,6 +14,8 @@ const METHOD_LABEL: Record<string, string> = {
   sso: "Single sign-on",
 };
 
+const SSO_PROTOCOL = { oidc: "OpenID Connect", saml: "SAML 2.0" } as const;
+
 export default function SecurityPage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -73,10 +75,10 @@ export default function SecurityPage() {
               <dt>Single sign-on</dt>
               <dd>
                 {data.sso ? (
-                  <>
-                    {data.sso.displayName || data.sso.issuer}
+                  <span data-testid="sso-connection">
+                    {data.sso.displayName || data.sso.issuer} ({SSO_PROTOCOL[data.sso.protocol]})
                     {data.sso.domains.length > 0 && ` · ${data.sso.domains.join(", ")}`}
-                  </>
+                  </span>
                 ) : (
                   "Not set up"
                 )}{" "}
