@@ -301,6 +301,12 @@ for (const viewport of VIEWPORTS) {
       await expect(page.getByTestId("access-row").filter({ hasText: "Billing" })).toContainText("Help Center");
       await expectAccessible(page);
       await screenshot(page, "console-end-user");
+      // Her ledger's charge opens that run's trace.
+      const charge = page.getByTestId("ledger-entry").filter({ hasText: "Run charged" });
+      await expect(charge).toHaveCount(1);
+      await charge.getByRole("link", { name: /its trace/ }).click();
+      await expect(page).toHaveURL(new RegExp(`endUser=${endUserId}&run=[0-9a-f-]{36}`));
+      await expect(page.getByRole("dialog", { name: /^Trace/ })).toBeVisible();
 
       await page.goto("/executions");
       await page.getByRole("searchbox", { name: "End user" }).fill(alice.split("@")[0]! + "@");

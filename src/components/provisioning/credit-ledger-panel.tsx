@@ -1,5 +1,5 @@
 "use client";
-// An end user's credits as a ledger: each run's charge (with the run), each bonus (who and why)
+// An end user's credits as a ledger: each run's charge (linked to its trace), each bonus (who and why)
 // and each monthly reset of a pool, newest first.
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
@@ -52,9 +52,18 @@ export function CreditLedgerPanel({ endUserId }: { endUserId: string }) {
               entry.kind === "charge" ? (
                 <span>
                   {entry.itemName || "A deleted item"}
-                  {entry.status !== "succeeded" && <span className="muted"> ({entry.status})</span>} · run{" "}
-                  <code>{entry.executionId?.slice(0, 8)}</code>{" "}
-                  {entry.executionId && <CopyButton text={entry.executionId} />}
+                  {entry.status !== "succeeded" && <span className="muted"> ({entry.status})</span>} ·{" "}
+                  {entry.executionId && (
+                    <>
+                      <Link
+                        href={`/executions?endUser=${endUserId}&run=${entry.executionId}`}
+                        aria-label={`The run ${entry.executionId.slice(0, 8)}: its trace`}
+                      >
+                        run <code>{entry.executionId.slice(0, 8)}</code>
+                      </Link>{" "}
+                      <CopyButton text={entry.executionId} />
+                    </>
+                  )}
                 </span>
               ) : entry.kind === "bonus" ? (
                 <span>
