@@ -420,6 +420,7 @@ export const KNOWN_ACTIONS: Record<string, string[]> = {
     "source.ready",
     "source.failed",
     "source.retry",
+    "source.update",
     "source.delete",
     "review.create",
     "review.approve",

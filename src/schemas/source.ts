@@ -151,6 +151,13 @@ export type SourceWriteResult = z.infer<typeof SourceWriteResult>;
 export const SourceIdInput = z.strictObject({ knowledgebaseId: Uuid, sourceId: Uuid });
 export const SourceOutput = z.object({ source: Source });
 
+/** PATCH a source: how often its URL is fetched again (null: no more), the one thing that changes after it is added. */
+export const UpdateSourceInput = SourceIdInput.extend({
+  refresh: Refresh.nullable().meta({
+    description: "`daily` or `weekly` (due that long from now), or null to stop refreshing; URL sources only",
+  }),
+});
+
 /** How much of a source the console's detail view shows: the start of its text and of its chunks. */
 export const SOURCE_PREVIEW = { textChars: 20_000, chunks: 100, chunkChars: 1_000, refreshes: 20 } as const;
 

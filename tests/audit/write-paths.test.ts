@@ -763,6 +763,21 @@ const WRITES: Record<string, Scenario> = {
     await sources.retrySource(db(), w.op, { knowledgebaseId: w.kbId, sourceId: source.id });
     return "source.retry";
   },
+  updateSource: async (w) => {
+    const source = await db().source.create({
+      data: {
+        organizationId: w.op.organizationId,
+        knowledgebaseId: w.kbId,
+        name: "A page",
+        type: "url",
+        url: "https://example.com/page",
+        status: "ready",
+        createdVia: "api",
+      },
+    });
+    await sources.updateSource(db(), w.op, { knowledgebaseId: w.kbId, sourceId: source.id, refresh: "daily" });
+    return "source.update";
+  },
   createTierPlan: async (w) => (
     await tierPlans.createTierPlan(db(), w.op, { name: name("Plan"), creditAllowance: 5, withGroup: true }),
     "tier_plan.create"

@@ -150,6 +150,44 @@ describe("refreshed URL sources", () => {
     expect(row.refreshDueAt!.getTime() - Date.now()).toBeGreaterThan(6 * 24 * 3600_000);
   }, 240_000);
 
+  it("changes a URL source's refresh over REST: weekly, then off; a source without a URL is refused", async () => {
+    site.set("/fresh/e", page("Elderberries", "Elderberries grow along the Wendmoor hedges."));
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    const id = (await addUrl(key, kbId, { url: `${base}/fresh/e` })).source.id;
+    const patch = (sourceId: string, body: unknown) =>
+      api("PATCH", `/knowledgebases/${kbId}/sources/${sourceId}`, { key, body });
+
+    const weekly = await patch(id, { refresh: "weekly" });
+    expect(weekly.status, weekly.text).toBe(200);
+    expect(weekly.body.source).toMatchObject({ id, refresh: "weekly" });
+    let row = await getDb().source.findUniqueOrThrow({ where: { id } });
+    expect(row.refreshDueAt!.getTime() - Date.now()).toBeGreaterThan(6 * 24 * 3600_000);
+
+    const off = await patch(id, { refresh: null });
+    expect(off.body.source).toMatchObject({ id, refresh: null });
+    row = await getDb().source.findUniqueOrThrow({ where: { id } });
+    expect(row.refreshDueAt).toBeNull();
+    const events = await getDb().auditEvent.findMany({
+      where: { organizationId: tenant.organization.id, action: "source.update" },
+      orderBy: { occurredAt: "asc" },
+    });
+    expect(events.map((event) => event.changes)).toEqual([
+      { refresh: [null, "weekly"] },
+      { refresh: ["weekly", null] },
+    ]);
+
+    // Bad values and a source with no URL: refused, nothing changed.
+    expect((await patch(id, { refresh: "hourly" })).status).toBe(400);
+    const { source: inline } = (
+      await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { name: "Notes", contentMarkdown: "# Notes" } })
+    ).body as { source: { id: string } };
+    const refused = await patch(inline.id, { refresh: "daily" });
+    expect({ status: refused.status, code: refused.body.error.code }).toEqual({ status: 400, code: "invalid_request" });
+    expect((await getDb().source.findUniqueOrThrow({ where: { id: inline.id } })).refresh).toBeNull();
+    expect((await patch("00000000-0000-4000-8000-000000000000", { refresh: "daily" })).status).toBe(404);
+  });
+
   it("refuses refresh and crawl without a url, and crawl bounds past the contract's; nothing is created", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const key = tenant.orgKey.secret;

@@ -1090,6 +1090,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/files/{fileId}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an attached file
+         * @description The file's bytes as uploaded, always as a download (`Content-Disposition: attachment` with its name), under the content type stored at upload (`X-Content-Type-Options: nosniff`, `Cache-Control: private, no-store`). The same readers as `GET /files/{fileId}`: its owner and the organization's admins (and organization keys); anyone else, another end user and another organization get `not_found`.
+         */
+        get: operations["runtime-getFileContent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/apps/{appId}/conversation": {
         parameters: {
             query?: never;
@@ -1851,7 +1871,11 @@ export interface paths {
         delete: operations["knowledge-deleteSource"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change how often a URL source is refreshed
+         * @description `refresh`: `daily` or `weekly` (the next fetch is due that long from now) or null (fetched no more; its text stays). A source without a URL → `invalid_request`.
+         */
+        patch: operations["knowledge-updateSource"];
         trace?: never;
     };
     "/knowledgebases/{knowledgebaseId}/sources/{sourceId}/retry": {
@@ -9011,6 +9035,45 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    "runtime-getFileContent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file's bytes, as a download */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description `attachment`, with the file's name (`filename`, and `filename*` in UTF-8) */
+                    "Content-Disposition"?: string;
+                    /** @description `nosniff` */
+                    "X-Content-Type-Options"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": Blob;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_2"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
     "runtime-conversation": {
         parameters: {
             query?: never;
@@ -11711,6 +11774,76 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    "knowledge-updateSource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                knowledgebaseId: components["schemas"]["Uuid"];
+                sourceId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `daily` or `weekly` (due that long from now), or null to stop refreshing; URL sources only */
+                    refresh: ("daily" | "weekly") | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        source: {
+                            id: components["schemas"]["Uuid"];
+                            name: string;
+                            /** @description markdown, text, pdf, csv, html, docx, pptx or xlsx; `url` until a URL source has been fetched */
+                            type: string;
+                            /** @enum {string} */
+                            status: "processing" | "ready" | "pending_review" | "failed";
+                            searchable: boolean;
+                            disabled: boolean;
+                            url: string;
+                            updatedAt: components["schemas"]["DateTime"];
+                            createdAt: components["schemas"]["DateTime"];
+                            sizeBytes: number;
+                            errorMessage: string;
+                            /** @description `upload` (a multipart upload), or the door it was added through: `api`, `console`, `mcp` or `cli` */
+                            createdVia: string;
+                            /** @description How often a URL source is fetched again (conditionally); null: fetched once */
+                            refresh: ("daily" | "weekly") | null;
+                            /** @description When the URL was last fetched, changed or not */
+                            checkedAt: components["schemas"]["DateTime"] | null;
+                            /** @description Why the last refresh failed (the last good text is kept); empty after a good one */
+                            refreshError: string;
+                            /** @description The crawl that found this page, if any */
+                            crawlId: components["schemas"]["Uuid"] | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_2"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];

@@ -10,6 +10,7 @@ import { AppError, invalidRequest } from "@/server/errors";
 import type { SourceType } from "@/server/jobs/extract";
 import { typeOfFile } from "@/server/jobs/extract";
 import { enqueueIndexing, wakeIndexWorker } from "@/server/jobs/indexing";
+import { nextRefreshAt, type RefreshPeriod } from "@/server/jobs/refresh-schedule";
 import { hashRequest, withIdempotency, type StoredResponse } from "./support/idempotency";
 import { recordEvent } from "./events";
 import { authorOf, findKnowledgebase, refuseOverPlanCap, reviewsWritesOf } from "./support/knowledge-access";
@@ -311,6 +312,37 @@ export const deleteSource = guarded(
         recordEvent(db, actor, { action: "source.delete", target: { type: "source", id: row.id, label: row.name } }),
       ]),
     );
+  },
+);
+
+/**
+ * Changes how often a URL source is fetched again: due one period from now, or never again
+ * (null). Another kind of source has no URL to fetch: invalid_request, nothing written.
+ */
+export const updateSource = guarded(
+  { scope: "knowledge:write" },
+  async function updateSource(
+    db: Db,
+    actor: Actor,
+    input: { knowledgebaseId: string; sourceId: string; refresh: RefreshPeriod | null },
+  ): Promise<{ source: Source }> {
+    const row = await findSource(db, actor, input);
+    if (row.url === null)
+      throw invalidRequest([{ path: "refresh", message: "Only a URL source is fetched again; this one has no URL" }]);
+    if (row.refresh === input.refresh) return { source: toSource(row) };
+    const updated = await db.$transaction(async (tx) => {
+      const source = await tx.source.update({
+        where: { id: row.id, organizationId: actor.organizationId },
+        data: { refresh: input.refresh, refreshDueAt: nextRefreshAt(input.refresh), refreshClaim: null },
+      });
+      await recordEvent(tx, actor, {
+        action: "source.update",
+        target: { type: "source", id: row.id, label: row.name },
+        changes: { refresh: [row.refresh, input.refresh] },
+      });
+      return source;
+    });
+    return { source: toSource(updated) };
   },
 );
 

@@ -25,6 +25,7 @@ import {
   Source,
   SourceDetail,
   SourceIdInput,
+  UpdateSourceInput,
   SourceOutput,
   SourceWriteResult,
   UploadSourceInput,
@@ -42,7 +43,14 @@ import { createPage, deletePage, getPage, listRevisions, movePage, patchPage, sa
 import { RetrievalTestInput, RetrievalTestOutput } from "@/schemas/retrieval-test";
 import { testRetrieval } from "@/server/services/retrieval-test";
 import { searchKnowledgebase } from "@/server/services/search";
-import { addSource, deleteSource, getSource, getSourceDetail, retrySource } from "@/server/services/sources";
+import {
+  addSource,
+  deleteSource,
+  getSource,
+  getSourceDetail,
+  retrySource,
+  updateSource,
+} from "@/server/services/sources";
 import { entityTag, ifMatchOf } from "../entity-tags";
 import { memberProcedure, router, scopedProcedure } from "../init";
 
@@ -223,6 +231,22 @@ export const knowledgeRouter = router({
       await deleteSource(ctx.db, ctx.actor, input);
       ctx.response.status = 204;
     }),
+
+  updateSource: scopedProcedure(updateSource.requirement)
+    .meta({
+      openapi: {
+        method: "PATCH",
+        path: "/knowledgebases/{knowledgebaseId}/sources/{sourceId}",
+        tags: TAGS,
+        summary: "Change how often a URL source is refreshed",
+        description:
+          "`refresh`: `daily` or `weekly` (the next fetch is due that long from now) or null (fetched no more; its text stays). A source without a URL → `invalid_request`.",
+      },
+      errors: ["not_found"],
+    })
+    .input(UpdateSourceInput)
+    .output(SourceOutput)
+    .mutation(({ ctx, input }) => updateSource(ctx.db, ctx.actor, input)),
 
   retrySource: scopedProcedure(retrySource.requirement)
     .meta({
