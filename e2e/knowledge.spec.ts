@@ -1,7 +1,10 @@
 import { execFileSync } from "node:child_process";
+import { once } from "node:events";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { expect, test } from "@playwright/test";
 import { E2E_DATA_DIR } from "../playwright.config";
-import { seedDemo, signIn } from "./fixtures";
+import { api, seedDemo, signedInDemo, signIn, VIEWPORTS } from "./fixtures";
 
 function admin(...args: string[]): unknown {
   return JSON.parse(
@@ -149,3 +152,41 @@ test("the production server indexes uploaded PDF and CSV files and shows them re
   });
   expect((await search.json()).results[0]).toMatchObject({ kind: "source", title: "notes.pdf" });
 });
+
+for (const viewport of VIEWPORTS) {
+  test(`a URL source is set to be fetched weekly, then once, from its page (${viewport.name})`, async ({ page }) => {
+    await page.setViewportSize(viewport);
+    const site = http.createServer((_request, response) =>
+      response
+        .writeHead(200, { "Content-Type": "text/html" })
+        .end("<html><head><title>Opening hours</title></head><body><p>Open 9 to 5 on weekdays.</p></body></html>"),
+    );
+    site.listen(0, "127.0.0.1");
+    await once(site, "listening");
+    try {
+      const demo = await signedInDemo(page);
+      const key = demo.orgKey.secret;
+      const { knowledgebase } = await api(page.request, key, "POST", "/knowledgebases", { name: "Shop pages" });
+      const { source } = await api(page.request, key, "POST", `/knowledgebases/${knowledgebase.id}/sources`, {
+        url: `http://127.0.0.1:${(site.address() as AddressInfo).port}/hours`,
+      });
+      await page.goto(`/knowledge/${knowledgebase.id}/sources/${source.id}`);
+      const fresh = page.getByLabel("Kept fresh");
+      await expect(fresh).toHaveValue("");
+      await fresh.selectOption({ label: "Weekly" });
+      await expect(page.getByText("Fetched again weekly.")).toBeVisible();
+      await page.reload();
+      await expect(page.getByLabel("Kept fresh")).toHaveValue("weekly");
+      await expect(page.getByText(/next \d/)).toBeVisible();
+      await page.getByLabel("Kept fresh").selectOption({ label: "No, fetched once" });
+      await expect(page.getByText("No longer fetched again.")).toBeVisible();
+      expect(
+        (await api(page.request, key, "GET", `/knowledgebases/${knowledgebase.id}/sources/${source.id}`)).source
+          .refresh,
+      ).toBeNull();
+    } finally {
+      site.closeAllConnections();
+      site.close();
+    }
+  });
+}

@@ -1,7 +1,7 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useParams } from "next/navigation";
-import { CopyButton, DataTable, ErrorAlert, PageHeader, Panel } from "@/components/console";
+import { CopyButton, DataTable, ErrorAlert, notifyDone, PageHeader, Panel, useMay } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import "@/components/knowledge/knowledge.css";
 
@@ -25,6 +25,15 @@ export default function SourcePage() {
   const retry = useMutation(
     trpc.knowledge.retrySource.mutationOptions({
       onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.knowledge.pathKey() }),
+    }),
+  );
+  const mayWrite = useMay("write");
+  const refresh = useMutation(
+    trpc.knowledge.updateSource.mutationOptions({
+      onSuccess: ({ source }) => {
+        notifyDone(source.refresh ? `Fetched again ${source.refresh}.` : "No longer fetched again.");
+        void queryClient.invalidateQueries({ queryKey: trpc.knowledge.pathKey() });
+      },
     }),
   );
   const back = { href: `/knowledge/${knowledgebaseId}`, label: kb.data?.name ?? "Knowledgebase" };
@@ -65,11 +74,36 @@ export default function SourcePage() {
               <dd className="wrap-anywhere">{source.url}</dd>
             </>
           )}
-          {source.refresh && (
+          {source.url && (
             <>
-              <dt>Kept fresh</dt>
-              <dd data-testid="source-refresh">
-                {source.refresh}; last fetched {when(source.checkedAt)}, next {when(data.refreshDueAt)}
+              <dt>
+                <label htmlFor="source-refresh">Kept fresh</label>
+              </dt>
+              <dd>
+                <select
+                  id="source-refresh"
+                  value={source.refresh ?? ""}
+                  disabled={refresh.isPending || !mayWrite}
+                  onChange={(event) =>
+                    refresh.mutate({
+                      knowledgebaseId,
+                      sourceId,
+                      refresh:
+                        event.target.value === "daily" || event.target.value === "weekly" ? event.target.value : null,
+                    })
+                  }
+                >
+                  <option value="">No, fetched once</option>
+                  <option value="daily">Daily</option>
+                  <option value="weekly">Weekly</option>
+                </select>
+                {source.refresh && (
+                  <span className="muted">
+                    {" "}
+                    Last fetched {when(source.checkedAt)}, next {when(data.refreshDueAt)}
+                  </span>
+                )}
+                <ErrorAlert error={refresh.error} />
                 {source.refreshError && (
                   <div className="failure-reason">
                     The last refresh failed (the text below is the last good one): {source.refreshError}
