@@ -79,7 +79,8 @@ export function PortalSignIn({
           )}
           {ssoError && (
             <p role="alert" className="error" data-testid="sso-error">
-              {ssoError}
+              {/* The identity provider's or the server's reason comes as it was written. */}
+              {t("signIn.ssoFailed")} <span lang="en">{ssoError}</span>
             </p>
           )}
           {info.ssoName && !sentTo && (
