@@ -146,6 +146,12 @@ export const de: Messages = {
       connection_lost:
         "Die Verbindung brach ab, bevor die Antwort fertig war. Ihre Nachricht ist erhalten; versuchen Sie es erneut.",
     },
+    mail: {
+      subject: "Ihr Anmeldecode für {{portal}}: {{code}}",
+      code: "Ihr Code für die Anmeldung bei {{portal}} lautet {{code}}.",
+      expires: "Er gilt einmalig und {{minutes}} Minuten lang. Hier melden Sie sich an: {{link}}",
+      notYou: "Falls Sie keinen Code angefordert haben, können Sie diese Nachricht ignorieren.",
+    },
   },
   chat: {
     composer: {

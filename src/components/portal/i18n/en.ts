@@ -145,6 +145,13 @@ export const en = {
       service_disabled: "This app is switched off for now.",
       connection_lost: "The connection was lost before the reply was finished. Your message was kept; try again.",
     },
+    // The sign-in mail, written on the server (src/server/services/portal-sign-in.ts): plain text.
+    mail: {
+      subject: "Your sign-in code for {{portal}}: {{code}}",
+      code: "Your code to sign in to {{portal}} is {{code}}.",
+      expires: "It works once, for {{minutes}} minutes. Sign in at {{link}}",
+      notYou: "If you did not ask for it, ignore this message.",
+    },
   },
   chat: {
     composer: {

@@ -146,6 +146,12 @@ export const fr: Messages = {
       connection_lost:
         "La connexion a été perdue avant la fin de la réponse. Votre message a été conservé\u00a0; réessayez.",
     },
+    mail: {
+      subject: "Votre code de connexion à {{portal}}\u00a0: {{code}}",
+      code: "Votre code pour vous connecter à {{portal}} est {{code}}.",
+      expires: "Il ne sert qu'une fois et reste valable {{minutes}} minutes. Connectez-vous sur {{link}}",
+      notYou: "Si vous n'avez rien demandé, ignorez simplement ce message.",
+    },
   },
   chat: {
     composer: {
