@@ -109,7 +109,7 @@ export function ChatMarkdown({
       ),
     pre: ({ children }) => <CodeBlock>{children}</CodeBlock>,
     table: ({ children }) => (
-      <div className="chat-table" tabIndex={0} role="region" aria-label="Table">
+      <div className="chat-table" tabIndex={0} role="region" aria-label={t("markdown.table")}>
         <table>{children}</table>
       </div>
     ),

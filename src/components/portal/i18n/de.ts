@@ -213,6 +213,7 @@ export const de: Messages = {
       closeLabel: "Quelle schließen",
     },
     markdown: {
+      table: "Tabelle",
       copyCode: "Code kopieren",
       copied: "Kopiert",
     },

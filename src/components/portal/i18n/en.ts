@@ -213,6 +213,7 @@ export const en = {
       closeLabel: "Close the source",
     },
     markdown: {
+      table: "Table",
       copyCode: "Copy code",
       copied: "Copied",
     },

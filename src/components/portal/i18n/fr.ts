@@ -213,6 +213,7 @@ export const fr: Messages = {
       closeLabel: "Fermer la source",
     },
     markdown: {
+      table: "Tableau",
       copyCode: "Copier le code",
       copied: "Copié",
     },
