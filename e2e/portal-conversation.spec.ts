@@ -84,6 +84,54 @@ async function portalSignIn(request: APIRequestContext, slug: string, organizati
   expect(verified.status(), await verified.text()).toBe(200);
 }
 
+/**
+ * The page does not scroll sideways, and the header's items (name, navigation, sign out, language
+ * menu) stay inside it, overlap none of the others and take at most two rows: French and German
+ * words are longer than English ones.
+ */
+async function expectHeaderFits(page: Page) {
+  const layout = await page.evaluate(() => {
+    const header = document.querySelector(".portal-header")!;
+    const box = (el: Element) => {
+      const { left, right, top, bottom } = el.getBoundingClientRect();
+      return { left, right, top, bottom };
+    };
+    return {
+      pageWidth: document.documentElement.scrollWidth,
+      viewportWidth: document.documentElement.clientWidth,
+      header: box(header),
+      items: [...header.querySelectorAll(".portal-brand, .portal-nav a, .portal-signout, .portal-language")].map(
+        (el) => ({ name: (el as HTMLElement).innerText.split("\n")[0]!, ...box(el) }),
+      ),
+    };
+  });
+  expect(layout.pageWidth).toBeLessThanOrEqual(layout.viewportWidth);
+  expect(layout.items.length).toBeGreaterThanOrEqual(2);
+  const { header, items } = layout;
+  const outside = items.filter(
+    (i) => i.left < header.left || i.right > header.right || i.top < header.top || i.bottom > header.bottom,
+  );
+  expect(outside.map((i) => i.name)).toEqual([]);
+  const overlapping = items.flatMap((a, n) =>
+    items
+      .slice(n + 1)
+      .filter((b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 0.5)
+      .filter((b) => Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0.5)
+      .map((b) => `${a.name} × ${b.name}`),
+  );
+  expect(overlapping).toEqual([]);
+  // A new row starts with an item below every item of the row before.
+  let rows = 0;
+  let rowBottom = -Infinity;
+  for (const item of [...items].sort((a, b) => a.top - b.top)) {
+    if (item.top >= rowBottom - 0.5) {
+      rows += 1;
+      rowBottom = item.bottom;
+    } else rowBottom = Math.max(rowBottom, item.bottom);
+  }
+  expect(rows, JSON.stringify(items)).toBeLessThanOrEqual(2);
+}
+
 async function expectAccessible(page: Page) {
   await expect(page).not.toHaveTitle("");
   expect(await seriousA11yViolations(page)).toEqual([]);
@@ -258,6 +306,7 @@ for (const viewport of VIEWPORTS) {
         await expect(page.getByRole("heading", { name: "Vos applications" })).toBeVisible();
         await expect(page.getByTestId("credits-left")).toHaveText("20 crédits restants");
         await expect(page.getByTestId("credit-plan")).toContainText(/renouvelés le \d{1,2} [a-zéû]+ \d{4}/);
+        await expectHeaderFits(page);
         await expectAccessible(page);
         await screenshot(page, "portal-fr-home");
 
@@ -272,6 +321,7 @@ for (const viewport of VIEWPORTS) {
         await expect(page.getByRole("group", { name: "Actions sur la réponse" }).last()).toBeVisible();
         await expect(page.getByTestId("chat-credits-left")).toHaveText("19 crédits restants");
         await expect(page.getByRole("button", { name: "Historique" })).toBeVisible();
+        await expectHeaderFits(page);
         await expectAccessible(page);
         await screenshot(page, "portal-fr-chat");
 
@@ -290,15 +340,28 @@ for (const viewport of VIEWPORTS) {
     test.describe("in a language the portal does not speak", () => {
       test.use({ locale: "ja-JP" });
 
-      test("the portal's default language is used: German here", async ({ page }) => {
+      test("the portal's default language is used: German here, its header in two rows on a phone", async ({
+        page,
+      }) => {
         const slug = `de-${viewport.name}`;
-        await provision(page, slug, `alice.de.${viewport.name}@customer.example`, { defaultLanguage: "de" });
+        const email = `alice.de.${viewport.name}@customer.example`;
+        const { demo } = await provision(page, slug, email, { defaultLanguage: "de" });
         await page.goto(`/p/${slug}/sign-in`);
         await expect(page.locator("html")).toHaveAttribute("lang", "de");
         await expect(page.getByRole("heading", { level: 1 })).toHaveText("Bei Help Center anmelden");
         await expect(page.getByRole("button", { name: "Code senden" })).toBeVisible();
+        await expectHeaderFits(page);
         await expectAccessible(page);
         await screenshot(page, "portal-de-sign-in");
+
+        await portalSignIn(page.request, slug, demo.organization.id, email);
+        await page.goto(`/p/${slug}/conversations`);
+        await expect(page.getByRole("heading", { level: 1 })).toHaveText("Ihre Unterhaltungen");
+        await expect(page.getByRole("button", { name: "Abmelden" })).toBeVisible();
+        await expect(page.getByRole("combobox", { name: "Sprache" })).toHaveValue("de");
+        await expectHeaderFits(page);
+        await expectAccessible(page);
+        await screenshot(page, "portal-de-conversations");
       });
     });
   });

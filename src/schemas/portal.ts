@@ -262,7 +262,12 @@ export const CancelPortalRunOutput = z.object({
 });
 export const RequestCreditsInput = z.strictObject({ portal: PortalRef, message: CreditRequestMessage.optional() });
 export const RequestCreditsOutput = z.object({ creditRequest: CreditRequest });
-export const RequestCodeInput = z.strictObject({ portal: PortalRef, email: PortalEmail });
+export const RequestCodeInput = z.strictObject({
+  portal: PortalRef,
+  email: PortalEmail,
+  /** The language of the page asking, for the mail; the portal's default when absent. */
+  language: PortalLanguage.optional(),
+});
 export const RequestCodeOutput = z.object({ sent: z.literal(true), expiresInSeconds: z.number().int() });
 export const SignInCode = z
   .string()

@@ -119,7 +119,7 @@ export const UpdateEndUserInput = z.strictObject({
 });
 export const EndUserStatus = z.enum(["active", "revoked", "suspended"]);
 export type EndUserStatus = z.infer<typeof EndUserStatus>;
-export const EndUserSort = z.enum(["created", "newest", "email", "lastSeen"]);
+export const EndUserSort = z.enum(["created", "newest", "email", "lastSeen", "creditsLeft", "creditsLeftDesc"]);
 export type EndUserSort = z.infer<typeof EndUserSort>;
 export const ListEndUsersInput = ListQuery.extend({
   email: plainText(MAX_EMAIL_CHARS).optional().meta({ description: "Exact email (case-insensitive)" }),
@@ -131,7 +131,7 @@ export const ListEndUsersInput = ListQuery.extend({
   }),
   sort: EndUserSort.default("created").meta({
     description:
-      "`created` (oldest first), `newest`, `email` (A to Z) or `lastSeen` (latest portal visit first, never seen last); a cursor belongs to its sort",
+      "`created` (oldest first), `newest`, `email` (A to Z), `lastSeen` (latest portal visit first, never seen last), `creditsLeft` (fewest credits left in active plans first) or `creditsLeftDesc` (most first); ties by id in the same direction; a cursor belongs to its sort",
   }),
 });
 const NamedRef = z.object({ id: Uuid, name: z.string() });

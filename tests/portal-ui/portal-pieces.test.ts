@@ -47,6 +47,7 @@ describe("portalTheme", () => {
 
 const english = createPortalI18n("en").t;
 const french = createPortalI18n("fr").t;
+const german = createPortalI18n("de").t;
 
 describe("outOfCreditsMessage", () => {
   const plan = (creditsLeft: number, creditsResetAt: string) => ({
@@ -130,6 +131,12 @@ describe("portal errors", () => {
         trpcError({ httpStatus: 400, appError: { code: "invalid_request" } }, "Invalid request: email"),
       ),
     ).toBe("Invalid request: email");
+    // No code to word and nothing meant for a person: the browser's "Failed to fetch", a server fault.
+    expect(portalErrorText(french, new TypeError("Failed to fetch"))).toBe("Une erreur s'est produite. Réessayez.");
+    expect(
+      portalErrorText(german, trpcError({ httpStatus: 500, appError: { code: "internal_error" } }, "Internal error")),
+    ).toBe("Etwas ist schiefgelaufen. Versuchen Sie es erneut.");
+    expect(portalErrorText(german, "thrown as a string")).toBe("Etwas ist schiefgelaufen. Versuchen Sie es erneut.");
     expect(waitInWords(english, 1)).toBe("1 second");
     expect(waitInWords(english, 61)).toBe("2 minutes");
   });

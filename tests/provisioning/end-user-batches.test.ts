@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { updateOrganization } from "@/server/services/organizations";
-import { api, expectError, issueKey, newOrganization, uniqueSuffix, type Tenant } from "../helpers";
+import { api, expectError, issueKey, newOrganization, signInCookie, trpc, uniqueSuffix, type Tenant } from "../helpers";
 import { accessWorld, email, newGroup, newPlan, provisioningSnapshot } from "../provisioning-helpers";
 
 async function auditCount(organizationId: string): Promise<number> {
@@ -269,6 +269,95 @@ describe("GET /end-users at a glance", () => {
     const byEmail = await api("GET", "/end-users?sort=email&limit=1", { key: tenant.orgKey.secret });
     expectError(
       await api("GET", `/end-users?sort=newest&cursor=${byEmail.body.nextCursor}`, { key: tenant.orgKey.secret }),
+      400,
+      "invalid_request",
+    );
+  });
+
+  it("sorts by credits left on the server, both ways, with cursors that keep ties in order (REST and console)", async () => {
+    const tenant = await newOrganization();
+    const small = await newPlan(tenant.operator, { name: "Small", credits: 10 });
+    const big = await newPlan(tenant.operator, { name: "Big", credits: 50 });
+    const person = (plans: string[], used: number[] = []) =>
+      provision(tenant, { email: email(), tierPlanIds: plans }).then(async (id) => {
+        for (const [index, planId] of plans.entries())
+          if (used[index])
+            await getDb().subscription.updateMany({
+              where: { endUserId: id, tierPlanId: planId },
+              data: { creditsUsed: used[index] },
+            });
+        return id;
+      });
+    const nearlyOut = await person([big.tierPlan.id], [45]); // 5 left
+    const smallA = await person([small.tierPlan.id]); // 10
+    const smallB = await person([small.tierPlan.id]); // 10
+    const bigOnly = await person([big.tierPlan.id]); // 50
+    const noPlan = await person([]); // 0
+    const both = await person([small.tierPlan.id, big.tierPlan.id]); // 60
+    const overspent = await person([small.tierPlan.id], [15]); // 0, never below
+    const byId = (...ids: string[]) => ids.sort();
+    const fewestFirst = [...byId(noPlan, overspent), nearlyOut, ...byId(smallA, smallB), bigOnly, both];
+    const mostFirst = [
+      both,
+      bigOnly,
+      ...byId(smallA, smallB).reverse(),
+      nearlyOut,
+      ...byId(noPlan, overspent).reverse(),
+    ];
+
+    const rest = async (sort: string, limit: number) => {
+      const seen: { id: string; creditsLeft: number }[] = [];
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const page: {
+          status: number;
+          body: { endUsers: { id: string; creditsLeft: number }[]; nextCursor: string | null };
+        } = await api("GET", `/end-users?sort=${sort}&limit=${limit}${cursor ? `&cursor=${cursor}` : ""}`, {
+          key: tenant.orgKey.secret,
+        });
+        expect(page.status).toBe(200);
+        seen.push(...page.body.endUsers);
+        cursor = page.body.nextCursor;
+        pages += 1;
+      } while (cursor);
+      return { ids: seen.map((u) => u.id), credits: seen.map((u) => u.creditsLeft), pages };
+    };
+    const ascending = await rest("creditsLeft", 2);
+    expect(ascending.ids).toEqual(fewestFirst);
+    expect(ascending.credits).toEqual([0, 0, 5, 10, 10, 50, 60]);
+    expect(ascending.pages).toBe(4);
+    const descending = await rest("creditsLeftDesc", 3);
+    expect(descending.ids).toEqual(mostFirst);
+    expect(descending.credits).toEqual([60, 50, 10, 10, 5, 0, 0]);
+
+    // The console's list (tRPC) is the same service: the same order, page by page.
+    const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
+    const first = await trpc("query", "endUsers.list", { sort: "creditsLeft", limit: 4 }, { cookie });
+    expect(first.status).toBe(200);
+    const firstPage = first.body.result.data as { endUsers: { id: string }[]; nextCursor: string };
+    const second = await trpc(
+      "query",
+      "endUsers.list",
+      { sort: "creditsLeft", limit: 4, cursor: firstPage.nextCursor },
+      { cookie },
+    );
+    expect([...firstPage.endUsers, ...second.body.result.data.endUsers].map((u: { id: string }) => u.id)).toEqual(
+      fewestFirst,
+    );
+    expect(second.body.result.data.nextCursor).toBeNull();
+
+    // A cursor belongs to its sort and direction, and its key must be a count.
+    const page = await api("GET", "/end-users?sort=creditsLeft&limit=1", { key: tenant.orgKey.secret });
+    for (const sort of ["creditsLeftDesc", "email"])
+      expectError(
+        await api("GET", `/end-users?sort=${sort}&cursor=${page.body.nextCursor}`, { key: tenant.orgKey.secret }),
+        400,
+        "invalid_request",
+      );
+    const forged = Buffer.from(JSON.stringify(["creditsLeft", "0) or (1=1", noPlan])).toString("base64url");
+    expectError(
+      await api("GET", `/end-users?sort=creditsLeft&cursor=${forged}`, { key: tenant.orgKey.secret }),
       400,
       "invalid_request",
     );

@@ -5781,7 +5781,7 @@ export interface operations {
                 tierPlanId?: components["schemas"]["Uuid"];
                 groupId?: components["schemas"]["Uuid"];
                 status?: "active" | "revoked" | "suspended";
-                sort?: "created" | "newest" | "email" | "lastSeen";
+                sort?: "created" | "newest" | "email" | "lastSeen" | "creditsLeft" | "creditsLeftDesc";
             };
             header?: never;
             path?: never;

@@ -133,7 +133,7 @@ export function ChatComposer({
               )}
               {item.status === "failed" && (
                 <span className="error chat-attachment-error" role="alert">
-                  {t("composer.failed", { reason: item.error ?? "" })}
+                  {item.error ? t("composer.failed", { reason: item.error }) : t("composer.interrupted")}
                 </span>
               )}
               <button

@@ -69,6 +69,7 @@ export function ChatMarkdown({
   citations?: ChatCitation[];
   onCite?: (citation: ChatCitation) => void;
 }) {
+  const t = useChatText();
   const byNumber = new Map(citations.map((c) => [c.n, c]));
   const byTarget = new Map(citations.map((c) => [`${c.kind}:${c.id}`, c]));
   const components: Components = {
@@ -84,7 +85,7 @@ export function ChatMarkdown({
             type="button"
             className={href?.startsWith(CITE_PREFIX) ? "chat-cite" : "chat-cite-link"}
             onClick={() => onCite(cited)}
-            aria-label={`Source ${cited.n}: ${cited.title}`}
+            aria-label={t("citations.cite", { n: cited.n, title: cited.title })}
           >
             {href?.startsWith(CITE_PREFIX) ? cited.n : children}
           </button>
@@ -108,7 +109,7 @@ export function ChatMarkdown({
       ),
     pre: ({ children }) => <CodeBlock>{children}</CodeBlock>,
     table: ({ children }) => (
-      <div className="chat-table" tabIndex={0} role="region" aria-label="Table">
+      <div className="chat-table" tabIndex={0} role="region" aria-label={t("markdown.table")}>
         <table>{children}</table>
       </div>
     ),

@@ -72,11 +72,12 @@ export function useChatAttachments(uploadUrl: string, headers?: () => Record<str
           // not JSON: the status says enough
         }
         if (request.status === 201 && body.file) update(key, { status: "ready", progress: 1, id: body.file.id });
-        else update(key, { status: "failed", error: body.error?.message ?? `HTTP ${request.status}` });
+        // Without the server's words, the composer says the upload was interrupted, in the reader's language.
+        else update(key, { status: "failed", error: body.error?.message });
       };
       request.onerror = () => {
         requests.current.delete(key);
-        update(key, { status: "failed", error: "The upload was interrupted." });
+        update(key, { status: "failed" });
       };
       const form = new FormData();
       form.append("file", file, file.name);

@@ -60,6 +60,8 @@ export function PortalCredits({ credits, usage }: { credits: Credits; usage?: Po
             points={usage.series}
             series={[{ key: "credits", label: t("credits.monthSeries"), color: "var(--portal-link, var(--accent))" }]}
             height={160}
+            locale={dateLocale(language)}
+            caption={t("credits.monthCaption", { total: usage.total })}
           />
         ))}
     </section>

@@ -20,7 +20,7 @@ type TrpcErrorData = {
 
 export function portalError(error: unknown): PortalErrorInfo {
   if (error instanceof StreamError) return { status: error.status, code: error.code, message: error.message };
-  const message = error instanceof Error ? error.message : "Something went wrong.";
+  const message = error instanceof Error ? error.message : "";
   const data = (error as { data?: TrpcErrorData } | null)?.data;
   if (!data) return { message };
   const retryAfterSeconds = data.appError?.retryAfterSeconds ?? data.retryAfterSeconds;
@@ -59,11 +59,17 @@ export function waitInWords(t: TFunction<"portal">, seconds: number): string {
   return t("errors.minutes", { count: Math.ceil(seconds / 60) });
 }
 
-/** What the end user reads about a failed call: throttling says how long to wait. */
+/**
+ * What the end user reads about a failed call: throttling says how long to wait. A server fault
+ * (5xx), or a failure with no answer at all (the browser's "Failed to fetch"), is said in the
+ * portal's language rather than in the server's or the browser's English.
+ */
 export function portalErrorText(t: TFunction<"portal">, error: unknown): string {
   const info = portalError(error);
   if ((info.status === 429 || info.code === "rate_limited") && info.retryAfterSeconds !== undefined) {
     return t("errors.tooManyAttempts", { wait: waitInWords(t, info.retryAfterSeconds) });
   }
-  return isWorded(info.code) ? t(`errors.${info.code}`) : info.message;
+  if (isWorded(info.code)) return t(`errors.${info.code}`);
+  const fault = info.status === undefined || info.status >= 500;
+  return fault || !info.message ? t("errors.generic") : info.message;
 }

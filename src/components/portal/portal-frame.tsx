@@ -88,18 +88,18 @@ export function PortalFrame({
               >
                 {t("frame.conversations")}
               </Link>
-              {/* In the embed, the page the chat sits in decides who is signed in. */}
-              {!embedded && (
-                <button
-                  type="button"
-                  className="portal-signout"
-                  onClick={() => signOut.mutate({ portal })}
-                  disabled={signOut.isPending}
-                >
-                  {t("frame.signOut")}
-                </button>
-              )}
             </nav>
+          )}
+          {/* In the embed, the page the chat sits in decides who is signed in. */}
+          {signedIn && info.data && !embedded && (
+            <button
+              type="button"
+              className="portal-signout"
+              onClick={() => signOut.mutate({ portal })}
+              disabled={signOut.isPending}
+            >
+              {t("frame.signOut")}
+            </button>
           )}
           <LanguageMenu />
         </div>

@@ -5,6 +5,7 @@ import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useState, type FormEvent } from "react";
 import { Trans, useTranslation } from "react-i18next";
+import { usePortalLanguage } from "./i18n/provider";
 import { PortalFrame } from "./portal-frame";
 import { portalErrorText } from "./portal-errors";
 import { usePortalTRPC } from "./portal-trpc";
@@ -21,6 +22,7 @@ export function PortalSignIn({
 }) {
   const trpc = usePortalTRPC();
   const { t } = useTranslation();
+  const language = usePortalLanguage();
   const router = useRouter();
   const [email, setEmail] = useState("");
   const [code, setCode] = useState("");
@@ -50,7 +52,7 @@ export function PortalSignIn({
   function sendCode(event: FormEvent) {
     event.preventDefault();
     verifyCode.reset();
-    requestCode.mutate({ portal, email: email.trim() });
+    requestCode.mutate({ portal, email: email.trim(), language });
   }
 
   function verify(event: FormEvent) {
@@ -79,7 +81,8 @@ export function PortalSignIn({
           )}
           {ssoError && (
             <p role="alert" className="error" data-testid="sso-error">
-              {ssoError}
+              {/* The identity provider's or the server's reason comes as it was written. */}
+              {t("signIn.ssoFailed")} <span lang="en">{ssoError}</span>
             </p>
           )}
           {info.ssoName && !sentTo && (
@@ -156,7 +159,7 @@ export function PortalSignIn({
               <div className="row">
                 <button
                   type="button"
-                  onClick={() => requestCode.mutate({ portal, email: sentTo.email })}
+                  onClick={() => requestCode.mutate({ portal, email: sentTo.email, language })}
                   disabled={requestCode.isPending}
                 >
                   {t("signIn.sendNewCode")}

@@ -16,29 +16,32 @@ export interface UsageBarsProps {
   points: ({ start: string } & Record<string, number | string>)[];
   series: ChartSeries[];
   height?: number;
+  /** The Intl locale of the axis' dates; the browser's own when absent (the console). */
+  locale?: string;
 }
 
 /** The tooltip in the theme's colours (recharts draws it white by default). */
 const CHART_TOOLTIP = { background: "var(--panel)", border: "1px solid var(--border)", color: "var(--text)" };
 
-const shortDay = (start: string) =>
-  new Date(start).toLocaleDateString(undefined, { month: "short", day: "numeric", timeZone: "UTC" });
+const shortDay = (start: string, locale: string | undefined) =>
+  new Date(start).toLocaleDateString(locale, { month: "short", day: "numeric", timeZone: "UTC" });
 
-export default function UsageBarChart({ label, points, series, height }: Required<UsageBarsProps>) {
+export default function UsageBarChart({ label, points, series, height, locale }: UsageBarsProps & { height: number }) {
+  const day = (start: string) => shortDay(start, locale);
   return (
     <ResponsiveContainer width="100%" height={height}>
       <BarChart data={points} title={label} margin={{ top: 4, right: 8, bottom: 4, left: 0 }}>
         <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="var(--chart-grid)" />
         <XAxis
           dataKey="start"
-          tickFormatter={shortDay}
+          tickFormatter={day}
           minTickGap={16}
           stroke="var(--border-strong)"
           tick={{ fill: "var(--muted)" }}
         />
         <YAxis allowDecimals={false} width={40} stroke="var(--border-strong)" tick={{ fill: "var(--muted)" }} />
         <Tooltip
-          labelFormatter={(start) => shortDay(String(start))}
+          labelFormatter={(start) => day(String(start))}
           contentStyle={CHART_TOOLTIP}
           cursor={{ fill: "var(--surface-sunken)" }}
         />

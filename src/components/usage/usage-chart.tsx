@@ -120,19 +120,29 @@ const UsageBarChart = dynamic(() => import("./usage-bars"), {
   loading: () => <ChartPlaceholder height={DEFAULT_HEIGHT} />,
 });
 
-/** Bars per bucket, one colour per series; a caption says what it shows for those who cannot see it. */
-export function UsageBars({ label, points, series, height = DEFAULT_HEIGHT }: UsageBarsProps) {
+/**
+ * Bars per bucket, one colour per series; a caption says what it shows for those who cannot see
+ * it: the totals in English unless `caption` gives it in another language (the portal).
+ */
+export function UsageBars({
+  label,
+  points,
+  series,
+  height = DEFAULT_HEIGHT,
+  locale,
+  caption,
+}: UsageBarsProps & { caption?: string }) {
   const totals = series.map(
     (s) =>
-      `${s.label.toLowerCase()} ${points.reduce((sum, point) => sum + Number(point[s.key] ?? 0), 0).toLocaleString()}`,
+      `${s.label.toLowerCase()} ${points.reduce((sum, point) => sum + Number(point[s.key] ?? 0), 0).toLocaleString(locale)}`,
   );
   return (
     <figure style={{ margin: 0 }} data-testid="usage-chart">
       <figcaption className="muted" style={{ marginBottom: "0.5rem" }}>
-        {label}. Totals: {totals.join(", ")}.
+        {caption ?? `${label}. Totals: ${totals.join(", ")}.`}
       </figcaption>
       <div style={{ minHeight: height }}>
-        <UsageBarChart label={label} points={points} series={series} height={height} />
+        <UsageBarChart label={label} points={points} series={series} height={height} locale={locale} />
       </div>
     </figure>
   );

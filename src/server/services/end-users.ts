@@ -567,7 +567,21 @@ const LIST_SORTS: Record<
         else u.last_seen_at < ${k}::timestamptz or (u.last_seen_at = ${k}::timestamptz and u.id > ${i}::uuid) or u.last_seen_at is null end)`,
     key: (row) => row.last_seen_at?.toISOString() ?? null,
   },
+  // Credits left as of the read (`c`, the lateral sum below): a pool that changes between two
+  // pages can move its end user past the cursor, as any keyset over a live value.
+  creditsLeft: {
+    order: "c.credits_left, u.id",
+    after: (k, i) => `(c.credits_left, u.id) > (${k}::bigint, ${i}::uuid)`,
+    key: (row) => Number(row.credits_left),
+  },
+  creditsLeftDesc: {
+    order: "c.credits_left desc, u.id desc",
+    after: (k, i) => `(c.credits_left, u.id) < (${k}::bigint, ${i}::uuid)`,
+    key: (row) => Number(row.credits_left),
+  },
 };
+
+const COUNT_SORTS: readonly EndUserSort[] = ["creditsLeft", "creditsLeftDesc"];
 
 type ListRow = {
   id: string;
@@ -591,9 +605,13 @@ function listCursor(sort: EndUserSort, row: ListRow): string {
 function readListCursor(sort: EndUserSort, cursor: string): [unknown, string] {
   try {
     const [of, key, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as [unknown, unknown, unknown];
-    const keyOk = key === null ? sort === "lastSeen" : typeof key === "string";
+    const keyOk = COUNT_SORTS.includes(sort)
+      ? Number.isSafeInteger(key) && (key as number) >= 0
+      : key === null
+        ? sort === "lastSeen"
+        : typeof key === "string";
     if (of === sort && keyOk && typeof id === "string" && /^[0-9a-f-]{36}$/i.test(id)) {
-      if (sort === "email" || key === null || !Number.isNaN(Date.parse(key as string))) return [key, id];
+      if (sort === "email" || typeof key !== "string" || !Number.isNaN(Date.parse(key))) return [key, id];
     }
   } catch {
     // answered below
@@ -613,7 +631,9 @@ const STATUS_SQL: Record<EndUserStatus, string> = {
  * A page of end users with what the console shows at a glance: plans held, groups (plans' own
  * left out, the plan says it), credits left in every active pool as of now, last seen and status.
  * The filters are semi-joins probed per end user while the organization's index of the sort is
- * walked in page order, so a page costs about (page size ÷ the filter's share) rows.
+ * walked in page order, so a page costs about (page size ÷ the filter's share) rows. Sorted by
+ * credits left, no index holds the order: each page sums the pools of every end user the
+ * filters keep (a subscription index probe each), so its cost grows with the organization.
  */
 export const listEndUsers = guarded(
   { scope: "end_users:read" },
@@ -658,8 +678,10 @@ export const listEndUsers = guarded(
           from group_members m join user_groups g on g.id = m.group_id
           where m.end_user_id = u.id and g.organization_id = u.organization_id
             and not exists (select 1 from tier_plans t where t.group_id = g.id)), '[]') as groups,
-        coalesce((select sum(greatest(0, ${POOL_LEFT_SQL})) from subscriptions s where s.end_user_id = u.id and s.status = 'active'), 0)::text as credits_left
+        c.credits_left::text as credits_left
       from end_users u
+      cross join lateral (select coalesce(sum(greatest(0, ${POOL_LEFT_SQL})), 0)::bigint as credits_left
+        from subscriptions s where s.end_user_id = u.id and s.status = 'active') c
       where ${where.join(" and ")}
       order by ${LIST_SORTS[sort].order}
       limit ${param(input.limit + 1)}`,

@@ -17,6 +17,9 @@ import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { EndUserActor, RequestOrigin } from "@/server/auth/actor";
 import { logger } from "@/server/observability/log";
+import { createPortalI18n } from "@/components/portal/i18n";
+import { pickLanguage } from "@/components/portal/i18n/languages";
+import type { PortalLanguage } from "@/schemas/portal";
 import { startEndUserSession, type NewEndUserSession } from "./end-user-sessions";
 import { recordEvent, type EventInput } from "./events";
 import { deliverMail } from "./mail";
@@ -46,6 +49,8 @@ export interface SignInRequest {
   origin?: string;
   /** Where the request came from, for the audit log. */
   requestOrigin?: RequestOrigin;
+  /** The language to write the mail in (the asking page's); the portal's default otherwise. */
+  language?: PortalLanguage;
 }
 
 function hashCode(codeId: string, code: string): string {
@@ -119,6 +124,7 @@ async function sendCode(
   portal: ResolvedPortal,
   endUser: { id: string; email: string },
   origin: string | undefined,
+  language: PortalLanguage,
 ): Promise<void> {
   const codeId = randomUUID();
   const code = randomInt(0, 1_000_000).toString().padStart(6, "0");
@@ -144,15 +150,16 @@ async function sendCode(
     });
   });
   const link = `${origin ?? ""}${portalPath(portal.slug)}`;
+  const t = createPortalI18n(language).t;
   await deliverMail(db, portal.organizationId, {
     to: endUser.email,
-    subject: `Your sign-in code for ${portal.name}: ${code}`,
+    subject: t("mail.subject", { portal: portal.name, code }),
     text: [
-      `Your code to sign in to ${portal.name} is ${code}.`,
+      t("mail.code", { portal: portal.name, code }),
       "",
-      `It works once, for 10 minutes. Sign in at ${link}`,
+      t("mail.expires", { minutes: CODE_TTL_SECONDS / 60, link }),
       "",
-      "If you did not ask for it, ignore this message.",
+      t("mail.notYou"),
     ].join("\n"),
   });
 }
@@ -170,7 +177,8 @@ export async function requestSignInCode(
   await throttleCodeRequests(db, portal, email, clientAddress);
   const endUser = await activeEndUser(db, portal, email);
   if (endUser) {
-    sendCode(db, portal, endUser, request.origin).catch((error: unknown) =>
+    const language = request.language ?? pickLanguage([], portal.defaultLanguage);
+    sendCode(db, portal, endUser, request.origin, language).catch((error: unknown) =>
       logger().error(
         { err: error, email: endUser.email, portal: portal.slug },
         "A portal sign-in code could not be sent",

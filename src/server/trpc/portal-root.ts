@@ -68,6 +68,7 @@ export const portalRouter = router({
           email: input.email,
           clientAddress: ctx.clientAddress,
           origin: ctx.origin,
+          ...(input.language ? { language: input.language } : {}),
         }),
       ),
 

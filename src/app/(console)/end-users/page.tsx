@@ -7,12 +7,13 @@ import { useTRPC } from "@/lib/trpc";
 import { DataTable, ErrorAlert, FormField, LoadMore, PageHeader, Panel, usePageState } from "@/components/console";
 import { EntityPicker, useEntities, type Entity } from "@/components/entity-picker";
 import { MAX_EMAIL_CHARS, MAX_NAME_CHARS } from "@/schemas/limits";
+import { EndUserSort } from "@/schemas/provisioning";
 import { useTierPlans } from "@/components/provisioning/use-lists";
 import { EndUserBulkActions } from "@/components/provisioning/end-user-bulk-actions";
 import { EndUserImport } from "@/components/provisioning/end-user-import";
 
 const PAGE_SIZE = 25;
-const SORTS = ["created", "newest", "email", "lastSeen"] as const;
+const SORTS = EndUserSort.options;
 const STATUSES = ["active", "revoked", "suspended"] as const;
 
 interface Filter {
@@ -254,6 +255,8 @@ function EndUsers() {
               <option value="newest">Newest first</option>
               <option value="email">Email, A to Z</option>
               <option value="lastSeen">Last seen</option>
+              <option value="creditsLeft">Fewest credits left</option>
+              <option value="creditsLeftDesc">Most credits left</option>
             </select>
           </FormField>
         </div>
@@ -328,7 +331,6 @@ function EndUsers() {
                 key: "credits",
                 header: "Credits left",
                 nowrap: true,
-                sortValue: (user) => user.creditsLeft,
                 cell: (user) =>
                   user.plans.length ? user.creditsLeft.toLocaleString() : <span className="muted">—</span>,
               },

@@ -32,6 +32,7 @@ export const de: Messages = {
     signIn: {
       title: "Bei {{name}} anmelden",
       sessionEnded: "Ihre Sitzung ist abgelaufen. Melden Sie sich erneut an, um fortzufahren.",
+      ssoFailed: "Die Anmeldung per Single Sign-on ist fehlgeschlagen.",
       continueWith: "Weiter mit {{name}}",
       intro: "Geben Sie Ihre E-Mail-Adresse ein, und wir senden Ihnen einen Anmeldecode.",
       email: "E-Mail",
@@ -72,6 +73,7 @@ export const de: Messages = {
       monthEmpty: "Sie haben diesen Monat noch keine Credits verbraucht. Jede Nachricht an eine App kostet einen.",
       monthChart: "Ihre Credits diesen Monat, nach Tag",
       monthSeries: "Credits",
+      monthCaption: "Ihre Credits diesen Monat, Tag für Tag: insgesamt {{total, number}}.",
       noCredits: "Sie haben keine Credits. Bitten Sie die Personen, die Ihnen Zugang gegeben haben, um einen Plan.",
       usedAllRenew: "Sie haben alle Ihre Credits verbraucht. Sie werden am {{date}} erneuert.",
       usedAll: "Sie haben alle Ihre Credits verbraucht.",
@@ -144,6 +146,12 @@ export const de: Messages = {
       connection_lost:
         "Die Verbindung brach ab, bevor die Antwort fertig war. Ihre Nachricht ist erhalten; versuchen Sie es erneut.",
     },
+    mail: {
+      subject: "Ihr Anmeldecode für {{portal}}: {{code}}",
+      code: "Ihr Code für die Anmeldung bei {{portal}} lautet {{code}}.",
+      expires: "Er gilt einmalig und {{minutes}} Minuten lang. Hier melden Sie sich an: {{link}}",
+      notYou: "Falls Sie keinen Code angefordert haben, können Sie diese Nachricht ignorieren.",
+    },
   },
   chat: {
     composer: {
@@ -159,6 +167,7 @@ export const de: Messages = {
       remove: "{{name}} entfernen",
       uploading: "Wird hochgeladen… {{percent}}\u00a0%",
       failed: "Nicht hochgeladen: {{reason}}",
+      interrupted: "Nicht hochgeladen: Die Verbindung wurde unterbrochen.",
       refusedType:
         "{{name}} kann nicht angehängt werden: hängen Sie eine PDF-, Word-, PowerPoint-, Excel-, Text-, Markdown- oder CSV-Datei oder ein PNG-, JPEG- oder WebP-Bild an.",
       refusedSize: "{{name}} ist größer als 10 MB, die Grenze für eine Datei.",
@@ -199,10 +208,12 @@ export const de: Messages = {
       sourcePage: "Quelle {{n}} · Seite",
       sourceDocument: "Quelle {{n}} · Dokument",
       sourceAttachment: "Quelle {{n}} · Angehängte Datei",
+      cite: "Quelle {{n}}: {{title}}",
       close: "Schließen",
       closeLabel: "Quelle schließen",
     },
     markdown: {
+      table: "Tabelle",
       copyCode: "Code kopieren",
       copied: "Kopiert",
     },

@@ -33,6 +33,7 @@ export const en = {
       title: "Sign in to {{name}}",
       sessionEnded: "Your session has ended. Sign in again to continue.",
       continueWith: "Continue with {{name}}",
+      ssoFailed: "Single sign-on did not sign you in.",
       intro: "Enter your email address and we will send you a sign-in code.",
       email: "Email",
       sending: "Sending…",
@@ -72,6 +73,7 @@ export const en = {
       monthEmpty: "You have not used any credits this month. Each message you send to an app uses one.",
       monthChart: "Credits you used this month, by day",
       monthSeries: "Credits",
+      monthCaption: "Credits you used this month, by day: {{total, number}} in all.",
       noCredits: "You don't have any credits. Ask the people who gave you access for a plan.",
       usedAllRenew: "You've used all your credits. They renew on {{date}}.",
       usedAll: "You've used all your credits.",
@@ -143,6 +145,13 @@ export const en = {
       service_disabled: "This app is switched off for now.",
       connection_lost: "The connection was lost before the reply was finished. Your message was kept; try again.",
     },
+    // The sign-in mail, written on the server (src/server/services/portal-sign-in.ts): plain text.
+    mail: {
+      subject: "Your sign-in code for {{portal}}: {{code}}",
+      code: "Your code to sign in to {{portal}} is {{code}}.",
+      expires: "It works once, for {{minutes}} minutes. Sign in at {{link}}",
+      notYou: "If you did not ask for it, ignore this message.",
+    },
   },
   chat: {
     composer: {
@@ -158,6 +167,7 @@ export const en = {
       remove: "Remove {{name}}",
       uploading: "Uploading… {{percent}}%",
       failed: "Not uploaded: {{reason}}",
+      interrupted: "Not uploaded: the connection was interrupted.",
       refusedType:
         "{{name}} can't be attached: attach a PDF, Word, PowerPoint, Excel, text, Markdown or CSV file, or a PNG, JPEG or WebP image.",
       refusedSize: "{{name}} is over the 10 MB limit for one file.",
@@ -198,10 +208,12 @@ export const en = {
       sourcePage: "Source {{n}} · Page",
       sourceDocument: "Source {{n}} · Document",
       sourceAttachment: "Source {{n}} · Attached file",
+      cite: "Source {{n}}: {{title}}",
       close: "Close",
       closeLabel: "Close the source",
     },
     markdown: {
+      table: "Table",
       copyCode: "Copy code",
       copied: "Copied",
     },

@@ -32,6 +32,7 @@ export const fr: Messages = {
     signIn: {
       title: "Connexion à {{name}}",
       sessionEnded: "Votre session a pris fin. Reconnectez-vous pour continuer.",
+      ssoFailed: "La connexion par authentification unique n'a pas abouti.",
       continueWith: "Continuer avec {{name}}",
       intro: "Saisissez votre adresse e-mail et nous vous enverrons un code de connexion.",
       email: "E-mail",
@@ -72,6 +73,7 @@ export const fr: Messages = {
       monthEmpty: "Vous n'avez utilisé aucun crédit ce mois-ci. Chaque message envoyé à une application en utilise un.",
       monthChart: "Crédits utilisés ce mois-ci, par jour",
       monthSeries: "Crédits",
+      monthCaption: "Crédits utilisés ce mois-ci, jour par jour : {{total, number}} au total.",
       noCredits: "Vous n'avez aucun crédit. Demandez une offre aux personnes qui vous ont donné accès.",
       usedAllRenew: "Vous avez utilisé tous vos crédits. Ils seront renouvelés le {{date}}.",
       usedAll: "Vous avez utilisé tous vos crédits.",
@@ -144,6 +146,12 @@ export const fr: Messages = {
       connection_lost:
         "La connexion a été perdue avant la fin de la réponse. Votre message a été conservé\u00a0; réessayez.",
     },
+    mail: {
+      subject: "Votre code de connexion à {{portal}}\u00a0: {{code}}",
+      code: "Votre code pour vous connecter à {{portal}} est {{code}}.",
+      expires: "Il ne sert qu'une fois et reste valable {{minutes}} minutes. Connectez-vous sur {{link}}",
+      notYou: "Si vous n'avez rien demandé, ignorez simplement ce message.",
+    },
   },
   chat: {
     composer: {
@@ -159,6 +167,7 @@ export const fr: Messages = {
       remove: "Retirer {{name}}",
       uploading: "Envoi… {{percent}}\u00a0%",
       failed: "Non envoyé\u00a0: {{reason}}",
+      interrupted: "Non envoyé\u00a0: la connexion a été interrompue.",
       refusedType:
         "{{name}} ne peut pas être joint\u00a0: joignez un fichier PDF, Word, PowerPoint, Excel, texte, Markdown ou CSV, ou une image PNG, JPEG ou WebP.",
       refusedSize: "{{name}} dépasse la limite de 10 Mo par fichier.",
@@ -199,10 +208,12 @@ export const fr: Messages = {
       sourcePage: "Source {{n}} · Page",
       sourceDocument: "Source {{n}} · Document",
       sourceAttachment: "Source {{n}} · Fichier joint",
+      cite: "Source {{n}}\u00a0: {{title}}",
       close: "Fermer",
       closeLabel: "Fermer la source",
     },
     markdown: {
+      table: "Tableau",
       copyCode: "Copier le code",
       copied: "Copié",
     },

@@ -62,18 +62,24 @@ export function LanguageMenu() {
     void i18n.changeLanguage(language);
   }
   return (
-    <select
-      className="portal-language"
-      aria-label={t("frame.language")}
-      value={current}
-      onChange={(e) => choose(e.target.value as PortalLanguage)}
-      data-testid="portal-language"
-    >
-      {PORTAL_LANGUAGES.map((language) => (
-        <option key={language} value={language} lang={language}>
-          {LANGUAGE_NAMES[language]}
-        </option>
-      ))}
-    </select>
+    <span className="portal-language">
+      <select
+        aria-label={t("frame.language")}
+        value={current}
+        onChange={(e) => choose(e.target.value as PortalLanguage)}
+        data-testid="portal-language"
+      >
+        {PORTAL_LANGUAGES.map((language) => (
+          <option key={language} value={language} lang={language}>
+            {LANGUAGE_NAMES[language]}
+          </option>
+        ))}
+      </select>
+      {/* On a phone the menu shows the language's code ("FR") over the unseen select, which
+          still takes the tap and opens the list of names: the header keeps to two rows. */}
+      <span className="portal-language-code" aria-hidden="true">
+        {current.toUpperCase()}
+      </span>
+    </span>
   );
 }
