@@ -602,24 +602,12 @@ async function manualPagesScenario(key: string) {
   };
 }
 
-/** BENCH_ONLY=usage: the usage scenario alone, in-process on its own database, with no build. */
-async function usageOnly(): Promise<void> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), "atrium-bench-"));
-  chmodSync(dataDir, 0o755);
-  const cluster = await startEmbeddedCluster(path.join(dataDir, "postgres"), { ephemeral: true });
-  try {
-    await ensureDatabase(cluster.adminUrl, EMBEDDED_DATABASE);
-    const databaseUrl = cluster.urlFor(EMBEDDED_DATABASE);
-    await migrate(databaseUrl);
-    printUsageBench(await usageBench(databaseUrl));
-  } finally {
-    await cluster.release();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-}
-
-/** BENCH_ONLY=metering: what pricing a turn by its tokens costs it, in-process on its own database, with no build. */
-async function meteringOnly(): Promise<void> {
+/**
+ * A scenario alone, in-process on an embedded database of its own, with no build: BENCH_ONLY=usage,
+ * events (the cost of recording events on write paths) and metering (what pricing a turn by its
+ * tokens costs it). The rate limit still runs on every request, and never refuses.
+ */
+async function onItsOwnDatabase(scenario: (databaseUrl: string) => Promise<void>): Promise<void> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "atrium-bench-"));
   chmodSync(dataDir, 0o755);
   const cluster = await startEmbeddedCluster(path.join(dataDir, "postgres"), { ephemeral: true });
@@ -628,25 +616,7 @@ async function meteringOnly(): Promise<void> {
     const databaseUrl = cluster.urlFor(EMBEDDED_DATABASE);
     await migrate(databaseUrl);
     process.env.RATE_LIMIT_PER_MINUTE = "100000000";
-    printMeteringBench(await meteringBench(databaseUrl));
-  } finally {
-    await cluster.release();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-}
-
-/** BENCH_ONLY=events: the cost of recording events on write paths, in-process on its own database, with no build. */
-async function eventsOnly(): Promise<void> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), "atrium-bench-"));
-  chmodSync(dataDir, 0o755);
-  const cluster = await startEmbeddedCluster(path.join(dataDir, "postgres"), { ephemeral: true });
-  try {
-    await ensureDatabase(cluster.adminUrl, EMBEDDED_DATABASE);
-    const databaseUrl = cluster.urlFor(EMBEDDED_DATABASE);
-    await migrate(databaseUrl);
-    // The limiter still runs on every request, and never refuses.
-    process.env.RATE_LIMIT_PER_MINUTE = "100000000";
-    printEventsBench(await eventsBench(databaseUrl));
+    await scenario(databaseUrl);
   } finally {
     await cluster.release();
     rmSync(dataDir, { recursive: true, force: true });
@@ -885,9 +855,12 @@ async function soakBench(): Promise<void> {
 async function main() {
   if (process.argv.includes("--soak")) return soakBench();
   if (process.argv.includes("--streams")) return streamsBench();
-  if (process.env.BENCH_ONLY === "usage") return usageOnly();
-  if (process.env.BENCH_ONLY === "events") return eventsOnly();
-  if (process.env.BENCH_ONLY === "metering") return meteringOnly();
+  if (process.env.BENCH_ONLY === "usage")
+    return onItsOwnDatabase(async (url) => printUsageBench(await usageBench(url)));
+  if (process.env.BENCH_ONLY === "events")
+    return onItsOwnDatabase(async (url) => printEventsBench(await eventsBench(url)));
+  if (process.env.BENCH_ONLY === "metering")
+    return onItsOwnDatabase(async (url) => printMeteringBench(await meteringBench(url)));
   if (process.argv.includes("--scale")) return scaleBench();
   if (!existsSync(path.join(root, ".next", "BUILD_ID")) || process.argv.includes("--build")) {
     console.log("Building the production server…");
@@ -974,8 +947,7 @@ async function main() {
       peakPrivate = Math.max(peakPrivate, memory.private);
     }, 200);
     // BENCH_ONLY=api, BENCH_ONLY=flows, BENCH_ONLY=knowledge (both corpora) or BENCH_ONLY=manuals runs just that part;
-    // BENCH_ONLY=usage runs the usage scenario alone, before any build (usageOnly); BENCH_ONLY=events
-    // the cost of recording events (eventsOnly); BENCH_ONLY=metering what pricing a turn costs (meteringOnly).
+    // BENCH_ONLY=usage, events and metering run those scenarios alone, before any build (onItsOwnDatabase).
     const requested = process.env.BENCH_ONLY;
     const only = requested === "api" ? undefined : requested;
     const apiOnly = requested === "api";

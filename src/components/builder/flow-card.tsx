@@ -36,7 +36,7 @@ export function NodeCard({ id, data }: NodeProps<Card>) {
         <span className="flow-card-type">{typeLabel(node.type)}</span>
       </span>
       {change && (
-        <span className="flow-card-change" data-testid="node-change">
+        <span className="flow-card-change change-mark" data-testid="node-change">
           {change === "added" ? "Added" : "Changed"}
         </span>
       )}

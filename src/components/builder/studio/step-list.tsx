@@ -70,7 +70,7 @@ export function StepList({
                 <span className="step-head">
                   <strong>{title}</strong> <span className="step-type">{typeLabel(node.type)}</span>
                   {change && (
-                    <span className="step-change" data-testid="node-change">
+                    <span className="change-mark" data-testid="node-change">
                       {change === "added" ? "Added" : "Changed"}
                     </span>
                   )}
