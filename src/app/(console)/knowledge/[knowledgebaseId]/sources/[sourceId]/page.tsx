@@ -76,12 +76,10 @@ export default function SourcePage() {
           )}
           {source.url && (
             <>
-              <dt>
-                <label htmlFor="source-refresh">Kept fresh</label>
-              </dt>
+              <dt>Kept fresh</dt>
               <dd>
                 <select
-                  id="source-refresh"
+                  aria-label="Kept fresh"
                   value={source.refresh ?? ""}
                   disabled={refresh.isPending || !mayWrite}
                   onChange={(event) =>
