@@ -98,7 +98,8 @@ export default function SourcePage() {
                 {source.refresh && (
                   <span className="muted">
                     {" "}
-                    Last fetched {when(source.checkedAt)}, next {when(data.refreshDueAt)}
+                    {source.checkedAt ? `Last fetched ${when(source.checkedAt)}` : "Not fetched yet"}
+                    {data.refreshDueAt && `, next ${when(data.refreshDueAt)}`}
                   </span>
                 )}
                 <ErrorAlert error={refresh.error} />
