@@ -58,6 +58,7 @@ for (const viewport of VIEWPORTS) {
       await page.getByRole("button", { name: "Add a Start step" }).click();
       await close();
       const nodesShown = phone ? steps : page.locator(".react-flow__node");
+      await expect(nodesShown).toHaveCount(1);
       for (const [count, type] of ["Knowledge search", "Template", "Output"].entries()) {
         if (phone) await page.getByRole("button", { name: "Add a step" }).click();
         const library = phone
