@@ -262,6 +262,10 @@ function didWords(event: AuditNames): string {
       return `deleted the end user ${target}`;
     case "end_user.revoke":
       return `revoked the access of ${target}`;
+    case "end_user.export":
+      return "downloaded their own data";
+    case "end_user.export_mail":
+      return "asked for a link to their own data by email";
     case "user_group.member_add":
       return `added ${valueWords(after(event, "members"), names)} to ${target}`;
     case "user_group.member_remove":
@@ -356,6 +360,8 @@ export const KNOWN_ACTIONS: Record<string, string[]> = {
     "end_user.reactivate",
     "end_user.delete",
     "end_user.erase",
+    "end_user.export",
+    "end_user.export_mail",
   ],
   "Plans and credits": [
     "tier_plan.create",
@@ -466,6 +472,8 @@ export function actionLabel(action: string): string {
   const special: Record<string, string> = {
     "member.sign_in": "Member signed in",
     "end_user.sign_in": "End user signed in",
+    "end_user.export": "End user downloaded their data",
+    "end_user.export_mail": "End user was mailed a link to their data",
     "portal.embed_sign_in": "Signed in through an embed",
     "credits.low": "Credits running low",
     "credits.exhausted": "Credits run out",

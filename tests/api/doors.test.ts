@@ -619,6 +619,29 @@ const CASES: Record<string, Case> = {
       },
     ],
   },
+  "/api/portal/{portal}/account/export": {
+    sample: () => "/api/portal/nowhere/account/export",
+    probes: [
+      {
+        method: "GET",
+        path: () => "/api/portal/nowhere/account/export",
+        check: (response) => {
+          answeredDirectly(response);
+          expectEnvelope(response, 404, "not_found");
+        },
+      },
+      {
+        method: "POST",
+        path: () => "/api/portal/nowhere/account/export",
+        headers: () => ({ "content-type": "application/json" }),
+        body: () => JSON.stringify({ link: "a-link" }),
+        check: (response) => {
+          answeredDirectly(response);
+          expectEnvelope(response, 404, "not_found");
+        },
+      },
+    ],
+  },
   "/api/console/apps/{appId}/conversation/runs/{executionId}/events": {
     sample: () => `/api/console/apps/${UNKNOWN_ID}/conversation/runs/${UNKNOWN_ID}/events`,
     probes: [

@@ -15,6 +15,7 @@ import {
   createEmbedLookHandler,
   createEmbedSessionHandler,
   createPortalConversationHandler,
+  createPortalExportHandler,
   createPortalFileContentHandler,
   createPortalFilesHandler,
   createPortalHandler,
@@ -114,6 +115,11 @@ const portalFileContent = createPortalFileContentHandler({ db: getDb });
 export const portalFileContentRoute = observed(
   "/api/portal/{portal}/files/{fileId}/content",
   (request: Request, portal: string, fileId: string) => portalFileContent(request, portal, fileId),
+);
+
+const portalExport = createPortalExportHandler({ db: getDb });
+export const portalExportRoute = observed("/api/portal/{portal}/account/export", (request: Request, portal: string) =>
+  portalExport(request, portal),
 );
 
 const portalConversation = createPortalConversationHandler({ db: getDb });

@@ -20,6 +20,7 @@ import {
   oidcCallbackRoute,
   oidcStartRoute,
   portalConversationRoute,
+  portalExportRoute,
   portalFileContentRoute,
   portalFilesRoute,
   portalRunEventsRoute,
@@ -89,6 +90,12 @@ export const DIRECT_ROUTES: readonly DirectRoute[] = [
     door: "portal",
     methods: ["GET"],
     handler: (request, [portal, fileId]) => portalFileContentRoute(request, portal!, fileId!),
+  },
+  {
+    path: "/api/portal/{portal}/account/export",
+    door: "portal",
+    methods: ["GET", "POST"],
+    handler: (request, [portal]) => portalExportRoute(request, portal!),
   },
   {
     path: "/api/console/apps/{appId}/conversation",

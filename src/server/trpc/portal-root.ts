@@ -24,6 +24,8 @@ import {
   DeletePortalConversationInput,
   DeletePortalConversationOutput,
   GetPortalFileInput,
+  MailExportInput,
+  MailExportOutput,
 } from "@/schemas/portal";
 import { FileOutput } from "@/schemas/attachment";
 import { getFile } from "@/server/services/attachments";
@@ -49,6 +51,7 @@ import { requestSignInCode, verifySignInCode } from "@/server/services/portal-si
 import { toPublicPortal } from "@/server/services/portals";
 import { getPortalUsage } from "@/server/services/usage";
 import { exportOwnData } from "@/server/services/end-user-data";
+import { mailExportLink } from "@/server/services/portal-export";
 import { EndUserExport } from "@/schemas/end-user-data";
 import { endUserProcedure, portalProcedure, portalRouterFactory as router } from "./portal/init";
 
@@ -125,6 +128,15 @@ export const portalRouter = router({
     export: endUserProcedure(PortalInput)
       .output(EndUserExport)
       .query(({ ctx }) => exportOwnData(ctx.db, ctx.actor)),
+    /** The same export by mail: a link to it, for them alone, sent to their address (services/portal-export.ts). */
+    mailExport: endUserProcedure(MailExportInput)
+      .output(MailExportOutput)
+      .mutation(({ ctx, input }) =>
+        mailExportLink(ctx.db, ctx.actor, {
+          portal: ctx.portal,
+          ...(input.language ? { language: input.language } : {}),
+        }),
+      ),
   }),
 
   runs: router({
