@@ -35,6 +35,7 @@ import {
   createChatRunEventsHandler,
   type ChatDoor,
 } from "./conversation-door";
+import { textStream } from "./download";
 import { assertJsonDepth, parseJsonText, readBodyText, withBody } from "./json-body";
 import { errorResponse, requestIdFor } from "./envelope";
 import { assertBatchWithinCap } from "./trpc-batch";
@@ -157,18 +158,7 @@ export function createPortalExportHandler(options: { db: () => Db }) {
       );
       if (!actor) throw new AppError("unauthorized", "Your session has ended; sign in again.");
       const pieces = await openOwnExport(db, actor, { portal, ...(link === undefined ? {} : { link }) });
-      const encoder = new TextEncoder();
-      const body = new ReadableStream<Uint8Array>({
-        async pull(controller) {
-          const next = await pieces.next();
-          if (next.done) controller.close();
-          else controller.enqueue(encoder.encode(next.value));
-        },
-        async cancel() {
-          await pieces.return(undefined);
-        },
-      });
-      return new Response(body, {
+      return new Response(textStream(pieces), {
         status: 200,
         headers: {
           "X-Request-Id": requestId,
