@@ -325,6 +325,8 @@ function didWords(event: AuditNames): string {
       return "refused a directory sync request";
     case "webhook_endpoint.test":
       return `sent a test event to ${target}`;
+    case "sso_connection.metadata_refresh":
+      return `took the identity provider's new metadata into ${target}`;
     case "sso_connection.test":
       return `tested ${target}`;
   }
@@ -453,6 +455,7 @@ export const KNOWN_ACTIONS: Record<string, string[]> = {
     "sso_connection.create",
     "sso_connection.update",
     "sso_connection.delete",
+    "sso_connection.metadata_refresh",
     "model_provider.create",
     "model_provider.update",
     "model_provider.delete",
@@ -484,6 +487,7 @@ export function actionLabel(action: string): string {
     "source.failed": "Source could not be indexed",
     "directory.sync_failed": "Directory sync refused",
     "webhook_endpoint.test": "Webhook test event sent",
+    "sso_connection.metadata_refresh": "SAML metadata changed at the identity provider",
   };
   if (special[action]) return special[action];
   const thing = thingWords(type);
