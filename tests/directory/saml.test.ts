@@ -162,6 +162,7 @@ describe("SAML sign-in for console members", () => {
       issuer: expect.any(String),
       displayName: "Contoso",
       domains: [connection.domain],
+      metadataError: null,
     });
     expect(overview.recentSignIns.find((e: { email: string }) => e.email === `ann@${connection.domain}`)).toMatchObject(
       {
@@ -424,6 +425,8 @@ describe("SAML metadata by URL, kept fresh", () => {
         metadataRefresh: { error: expect.stringMatching(/503/), failedAt: expect.any(String) },
       });
       expect((await signInAsMember(connection, ann, { signedByImpostor: true })).location.pathname).toBe("/");
+      const security = (await trpc("query", "security.overview", undefined, { cookie: owner })).body.result.data;
+      expect(security.sso.metadataError).toBe(failedView.saml.metadataRefresh.error);
 
       // Served again: the next refresh takes it and clears the failure.
       rotating.serveMetadata(rotating.rotatedMetadataXml);
