@@ -380,22 +380,14 @@ export const exportEndUser = guarded(
   },
 );
 
-/** The operator acting for the signed-in end user: their portal session established who they are. */
-function onTheirBehalf(actor: EndUserActor): Actor {
-  return { kind: "operator", organizationId: actor.organizationId, origin: actor.origin };
-}
-
 /**
- * The portal door's: the signed-in end user's own export, the same document as the admin's. Their
- * portal session established who they are; the export reads them alone, as the operator would.
+ * The portal's download of the signed-in end user's own export, the same document as the admin's,
+ * as JSON text a page at a time. Their portal session established who they are; the export reads
+ * them alone, as the operator would.
  */
-export function exportOwnData(db: Db, actor: EndUserActor): Promise<EndUserExport> {
-  return exportEndUser(db, onTheirBehalf(actor), { endUserId: actor.endUser.id });
-}
-
-/** The portal's download of the signed-in end user's own export, as JSON text a page at a time. */
 export function streamOwnExport(db: Db, actor: EndUserActor): Promise<AsyncGenerator<string>> {
-  return streamEndUserExport(db, onTheirBehalf(actor), { endUserId: actor.endUser.id });
+  const operator: Actor = { kind: "operator", organizationId: actor.organizationId, origin: actor.origin };
+  return streamEndUserExport(db, operator, { endUserId: actor.endUser.id });
 }
 
 /**
