@@ -14,10 +14,19 @@ import { PortalFrame } from "./portal-frame";
 import { portalErrorText } from "./portal-errors";
 import { usePortalBase } from "./portal-place";
 import { usePortalTRPC } from "./portal-trpc";
+import { forgetExportLink, keepExportLink, keptExportLink } from "./session-memory";
 
 export function PortalConversations({ portal }: { portal: string }) {
   const base = usePortalBase(portal);
   const { t } = useTranslation();
+  useEffect(() => {
+    // A mailed link's token is kept for this tab (through a sign-in first, if need be) and leaves
+    // the address bar and the history at once.
+    const token = linkFromFragment();
+    if (token === null) return;
+    keepExportLink(portal, token);
+    window.history.replaceState(null, "", window.location.pathname + window.location.search);
+  }, [portal]);
   return (
     <PortalFrame portal={portal}>
       {() => (
@@ -74,26 +83,26 @@ function YourData({ portal }: { portal: string }) {
   const [preparing, setPreparing] = useState(false);
   const [error, setError] = useState<unknown>(null);
   // Rendered in the browser only (after the portal's info loads), so the fragment can be read at once.
-  const [link, setLink] = useState<string | null>(() => (typeof window === "undefined" ? null : linkFromFragment()));
+  const [link, setLink] = useState<string | null>(() =>
+    typeof window === "undefined" ? null : (linkFromFragment() ?? keptExportLink(portal)),
+  );
   const mail = useMutation(trpc.account.mailExport.mutationOptions());
   const me = useQuery(trpc.me.get.queryOptions({ portal }));
-
-  useEffect(() => {
-    // The token leaves the address bar (and the history) as soon as it is read.
-    if (linkFromFragment() !== null)
-      window.history.replaceState(null, "", window.location.pathname + window.location.search);
-  }, []);
 
   async function download(fromLink: string | null) {
     setPreparing(true);
     setError(null);
     try {
       await saveExport(portal, fromLink);
-      if (fromLink !== null) setLink(null);
     } catch (caught) {
       setError(caught);
     } finally {
       setPreparing(false);
+      // A link is tried once: used, or refused with the reason shown.
+      if (fromLink !== null) {
+        forgetExportLink(portal);
+        setLink(null);
+      }
     }
   }
 
