@@ -730,6 +730,20 @@ const CASES: Record<string, Case> = {
       },
     ],
   },
+  "/api/console/end-users/{endUserId}/export": {
+    sample: () => `/api/console/end-users/${UNKNOWN_ID}/export`,
+    probes: [
+      {
+        method: "GET",
+        path: () => `/api/console/end-users/${UNKNOWN_ID}/export`,
+        headers: cookie,
+        check: (response) => {
+          answeredDirectly(response);
+          expectEnvelope(response, 404, "not_found");
+        },
+      },
+    ],
+  },
   "/api/console/audit-events/export": {
     sample: () => "/api/console/audit-events/export",
     probes: [

@@ -4,6 +4,7 @@
 // routing (direct-routes.ts). The MCP door loads its SDK on its first request.
 import {
   createConsoleAuditExportHandler,
+  createConsoleEndUserExportHandler,
   createConsoleConversationHandler,
   createConsoleFileContentHandler,
   createConsoleFilesHandler,
@@ -131,6 +132,12 @@ export const portalConversationRoute = observed(
 export const consoleAuditExportRoute: Handler = observed(
   "/api/console/audit-events/export",
   createConsoleAuditExportHandler({ db: getDb }),
+);
+
+const consoleEndUserExport = createConsoleEndUserExportHandler({ db: getDb });
+export const consoleEndUserExportRoute = observed(
+  "/api/console/end-users/{endUserId}/export",
+  (request: Request, endUserId: string) => consoleEndUserExport(request, endUserId),
 );
 
 const consoleRunEvents = createConsoleRunEventsHandler({ db: getDb });

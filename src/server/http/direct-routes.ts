@@ -6,6 +6,7 @@
 // segment; anything else, a trailing slash included, is left to Next.js.
 import {
   consoleAuditExportRoute,
+  consoleEndUserExportRoute,
   consoleConversationRoute,
   consoleFileContentRoute,
   consoleFilesRoute,
@@ -139,6 +140,12 @@ export const DIRECT_ROUTES: readonly DirectRoute[] = [
     door: "console",
     methods: ["GET"],
     handler: (request) => consoleAuditExportRoute(request),
+  },
+  {
+    path: "/api/console/end-users/{endUserId}/export",
+    door: "console",
+    methods: ["GET"],
+    handler: (request, [endUserId]) => consoleEndUserExportRoute(request, endUserId!),
   },
   { path: "/api/health", door: "operations", methods: ["GET"], handler: (request) => healthRoute(request) },
   { path: "/api/metrics", door: "operations", methods: ["GET"], handler: (request) => metricsRoute(request) },
