@@ -47,6 +47,10 @@ export interface FakeSamlIdp {
   ssoUrl: string;
   metadataXml: string;
   metadataUrl: string;
+  /** The same provider's metadata after it rotated its signing key to the one `signedByImpostor` signs with. */
+  rotatedMetadataXml: string;
+  /** What its metadata URL answers from now on: this document, or null for a 503. */
+  serveMetadata(xml: string | null): void;
   /** Answers Atrium's AuthnRequest (the URL Atrium redirected to) as `user`: the SAMLResponse to POST. */
   respond(authorizeUrl: string, spMetadataXml: string, user: SamlUser, tweak?: SamlTweak): Promise<string>;
   close(): Promise<void>;
@@ -81,7 +85,8 @@ async function readForm(request: http.IncomingMessage): Promise<URLSearchParams>
 }
 
 export async function startFakeSamlIdp(): Promise<FakeSamlIdp> {
-  let metadataXml = "";
+  // What the metadata URL answers (null: 503); the provider's own metadata once it is made.
+  let served: string | null = null;
   let base = "http://127.0.0.1";
   const server = http.createServer((request, response) => {
     const url = new URL(request.url ?? "/", base);
@@ -92,8 +97,12 @@ export async function startFakeSamlIdp(): Promise<FakeSamlIdp> {
       );
       return;
     }
+    if (served === null) {
+      response.writeHead(503).end("Down for maintenance");
+      return;
+    }
     response.writeHead(200, { "content-type": "application/samlmetadata+xml" });
-    response.end(metadataXml);
+    response.end(served);
   });
 
   /** The provider's login page, then the page that posts its answer to the service provider's ACS. */
@@ -123,7 +132,8 @@ export async function startFakeSamlIdp(): Promise<FakeSamlIdp> {
   const entityId = `${base}/idp`;
   const ssoUrl = `${base}/sso`;
   const idp = identityProvider(entityId, ssoUrl, "idp");
-  metadataXml = idp.getMetadata();
+  const metadataXml = idp.getMetadata();
+  served = metadataXml;
 
   async function respond(authorizeUrl: string, spMetadataXml: string, user: SamlUser, tweak: SamlTweak = {}) {
     const wantsAssertionSigned = !tweak.responseSignedOnly;
@@ -187,6 +197,10 @@ export async function startFakeSamlIdp(): Promise<FakeSamlIdp> {
     ssoUrl,
     metadataXml,
     metadataUrl: `${base}/metadata`,
+    rotatedMetadataXml: identityProvider(entityId, ssoUrl, "impostor").getMetadata(),
+    serveMetadata: (xml) => {
+      served = xml;
+    },
     respond,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

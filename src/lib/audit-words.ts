@@ -262,6 +262,10 @@ function didWords(event: AuditNames): string {
       return `deleted the end user ${target}`;
     case "end_user.revoke":
       return `revoked the access of ${target}`;
+    case "end_user.export":
+      return "downloaded their own data";
+    case "end_user.export_mail":
+      return "asked for a link to their own data by email";
     case "user_group.member_add":
       return `added ${valueWords(after(event, "members"), names)} to ${target}`;
     case "user_group.member_remove":
@@ -321,6 +325,8 @@ function didWords(event: AuditNames): string {
       return "refused a directory sync request";
     case "webhook_endpoint.test":
       return `sent a test event to ${target}`;
+    case "sso_connection.metadata_refresh":
+      return `took the identity provider's new metadata into ${target}`;
     case "sso_connection.test":
       return `tested ${target}`;
   }
@@ -356,6 +362,8 @@ export const KNOWN_ACTIONS: Record<string, string[]> = {
     "end_user.reactivate",
     "end_user.delete",
     "end_user.erase",
+    "end_user.export",
+    "end_user.export_mail",
   ],
   "Plans and credits": [
     "tier_plan.create",
@@ -447,6 +455,7 @@ export const KNOWN_ACTIONS: Record<string, string[]> = {
     "sso_connection.create",
     "sso_connection.update",
     "sso_connection.delete",
+    "sso_connection.metadata_refresh",
     "model_provider.create",
     "model_provider.update",
     "model_provider.delete",
@@ -466,6 +475,8 @@ export function actionLabel(action: string): string {
   const special: Record<string, string> = {
     "member.sign_in": "Member signed in",
     "end_user.sign_in": "End user signed in",
+    "end_user.export": "End user downloaded their data",
+    "end_user.export_mail": "End user was mailed a link to their data",
     "portal.embed_sign_in": "Signed in through an embed",
     "credits.low": "Credits running low",
     "credits.exhausted": "Credits run out",
@@ -476,6 +487,7 @@ export function actionLabel(action: string): string {
     "source.failed": "Source could not be indexed",
     "directory.sync_failed": "Directory sync refused",
     "webhook_endpoint.test": "Webhook test event sent",
+    "sso_connection.metadata_refresh": "SAML metadata changed at the identity provider",
   };
   if (special[action]) return special[action];
   const thing = thingWords(type);

@@ -147,6 +147,15 @@ export const EmbedSessionInput = z.strictObject({
   token: z.string().min(1).max(4096),
   parentOrigin: z.string().max(300).optional(),
 });
+/** The body of the portal's export download from a mailed link: the token the link carried. */
+export const OwnExportInput = z.strictObject({ link: z.string().min(1).max(100) });
+export const MailExportInput = z.strictObject({
+  portal: z.string().trim().min(1).max(64),
+  /** The language of the page asking, for the mail; the portal's default when absent. */
+  language: PortalLanguage.optional(),
+});
+export const MailExportOutput = z.object({ sent: z.literal(true), expiresInSeconds: z.number().int() });
+
 export const EmbedSessionOutput = z.object({
   session: z.string().meta({ description: "Sent as `Authorization: Bearer <session>` by the embed frame" }),
   expiresAt: Timestamp,

@@ -14,6 +14,8 @@ export const SecurityOverview = z.object({
       issuer: z.string(),
       displayName: z.string(),
       domains: z.array(z.string()),
+      /** SAML by metadata URL: why the last daily refresh failed (the last good metadata is kept); null when it did not. */
+      metadataError: z.string().nullable(),
     })
     .nullable(),
   members: z.array(

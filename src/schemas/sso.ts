@@ -16,7 +16,17 @@ export const SsoConnection = z.object({
   /** OpenID Connect: the issuer URL; SAML: the identity provider's entity id. */
   issuer: z.string(),
   clientId: z.string().nullable(),
-  saml: z.object({ ssoUrl: z.string(), certificates: z.number().int(), metadataUrl: z.string().nullable() }).nullable(),
+  saml: z
+    .object({
+      ssoUrl: z.string(),
+      certificates: z.number().int(),
+      metadataUrl: z.string().nullable(),
+      /** When the metadata at metadataUrl was last read and taken (at save, then daily). */
+      metadataReadAt: Timestamp.nullable(),
+      /** Why the last daily refresh failed (the last good metadata is kept), and when; null once one succeeds. */
+      metadataRefresh: z.object({ error: z.string(), failedAt: Timestamp }).nullable(),
+    })
+    .nullable(),
   domains: z.array(z.string()),
   displayName: z.string(),
   createdAt: Timestamp,

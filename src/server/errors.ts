@@ -22,6 +22,8 @@ export const ERROR_STATUS = {
   cross_origin_request: 403,
   /** An embed request from an origin the portal does not allow (or a portal whose embedding is off). */
   origin_not_allowed: 403,
+  /** A mailed export link opened by an end user other than the one it was sent to. */
+  export_link_other_user: 403,
   invalid_request: 400,
   grants_unsupported: 400,
   portal_scope_unsupported: 400,
@@ -36,6 +38,8 @@ export const ERROR_STATUS = {
   directory_managed: 409,
   /** An invitation link that was used, revoked or has expired; `reason` says which. */
   invitation_unavailable: 410,
+  /** A mailed export link that was used or has expired; `reason` says which. */
+  export_link_unavailable: 410,
   /** If-Match names a version other than the current one (drafts, pages). */
   precondition_failed: 412,
   export_too_large: 413,

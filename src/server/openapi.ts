@@ -31,6 +31,8 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
     "Malformed JSON, JSON nested over 64 levels, failed validation (`problems` lists every one; text over its maxLength, or holding U+0000 or an unpaired surrogate, is named), bad cursor or limit; 413 for a JSON body over 8 MiB or an upload over 4.5 MB; a body that is not JSON, or an upload of a refused file type, is 400",
   invitation_unavailable:
     "An invitation link already used, revoked or expired (`reason`: used, revoked, expired); nothing written",
+  export_link_unavailable: "Portal only: a mailed export link used or expired (`reason`)",
+  export_link_other_user: "Portal only: a mailed export link sent to another end user",
   not_found:
     "No such resource in the organization (other organizations' items and unpublished ones read the same), or no such route",
   method_not_allowed: "The path exists but not with this method; `Allow` lists the methods",
@@ -621,7 +623,7 @@ function addDoors(operation: Operation, meta: Meta): void {
       },
       "X-Content-Type-Options": { description: "`nosniff`", schema: { type: "string" } },
     };
-  } else if (meta.download && success) {
+  } else if (meta.download === true && success) {
     success.description = "The events, streamed";
     success.content = {
       "application/x-ndjson": {

@@ -619,6 +619,29 @@ const CASES: Record<string, Case> = {
       },
     ],
   },
+  "/api/portal/{portal}/account/export": {
+    sample: () => "/api/portal/nowhere/account/export",
+    probes: [
+      {
+        method: "GET",
+        path: () => "/api/portal/nowhere/account/export",
+        check: (response) => {
+          answeredDirectly(response);
+          expectEnvelope(response, 404, "not_found");
+        },
+      },
+      {
+        method: "POST",
+        path: () => "/api/portal/nowhere/account/export",
+        headers: () => ({ "content-type": "application/json" }),
+        body: () => JSON.stringify({ link: "a-link" }),
+        check: (response) => {
+          answeredDirectly(response);
+          expectEnvelope(response, 404, "not_found");
+        },
+      },
+    ],
+  },
   "/api/console/apps/{appId}/conversation/runs/{executionId}/events": {
     sample: () => `/api/console/apps/${UNKNOWN_ID}/conversation/runs/${UNKNOWN_ID}/events`,
     probes: [
@@ -703,6 +726,20 @@ const CASES: Record<string, Case> = {
           expectStatus(200)(response);
           expect(response.headers.get("content-type")).toMatch(/^text\/javascript/);
           expect(response.text).toContain("atrium-chat");
+        },
+      },
+    ],
+  },
+  "/api/console/end-users/{endUserId}/export": {
+    sample: () => `/api/console/end-users/${UNKNOWN_ID}/export`,
+    probes: [
+      {
+        method: "GET",
+        path: () => `/api/console/end-users/${UNKNOWN_ID}/export`,
+        headers: cookie,
+        check: (response) => {
+          answeredDirectly(response);
+          expectEnvelope(response, 404, "not_found");
         },
       },
     ],

@@ -90,6 +90,7 @@ const READS_AND_RUNS = new Set([
   "getConversationMessages",
   "getEndUser",
   "exportEndUser",
+  "streamEndUserExport",
   "listEndUsers",
   "listExecutions",
   "getExecution",

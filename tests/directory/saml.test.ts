@@ -23,7 +23,14 @@ import { getDb } from "@/server/db";
 import { endUserForSession } from "@/server/services/end-user-sessions";
 import { updatePortal } from "@/server/services/portals";
 import { actorForSession } from "@/server/services/sessions";
-import { samlAcsUrl, samlEntityId, setSamlConnection } from "@/server/services/saml";
+import {
+  refreshSamlMetadata,
+  refreshSamlMetadataWhenDue,
+  SAML_METADATA_REFRESH_EVERY_MS,
+  samlAcsUrl,
+  samlEntityId,
+  setSamlConnection,
+} from "@/server/services/saml";
 import { CookieJar } from "../fake-oidc";
 import { IDP_CERTIFICATE, startFakeSamlIdp, type FakeSamlIdp, type SamlTweak } from "../fake-saml";
 import { addPerson, api, newOrganization, signInCookie, trpc, uniqueSuffix, type Tenant } from "../helpers";
@@ -57,6 +64,8 @@ interface Connected {
   tenant: Tenant;
   domain: string;
   spMetadata: string;
+  /** The identity provider it is connected to, when not the file's own. */
+  provider?: FakeSamlIdp;
 }
 
 async function connected(): Promise<Connected> {
@@ -84,8 +93,9 @@ async function throughIdp(
   expect(started.status).toBe(303);
   jar.store(started);
   const location = started.headers.get("location")!;
-  expect(location.startsWith(idp.ssoUrl)).toBe(true);
-  const samlResponse = await idp.respond(location, connection.spMetadata, { email, name: "Ann Example" }, tweak);
+  const provider = connection.provider ?? idp;
+  expect(location.startsWith(provider.ssoUrl)).toBe(true);
+  const samlResponse = await provider.respond(location, connection.spMetadata, { email, name: "Ann Example" }, tweak);
   return { samlResponse, jar };
 }
 
@@ -152,6 +162,7 @@ describe("SAML sign-in for console members", () => {
       issuer: expect.any(String),
       displayName: "Contoso",
       domains: [connection.domain],
+      metadataError: null,
     });
     expect(overview.recentSignIns.find((e: { email: string }) => e.email === `ann@${connection.domain}`)).toMatchObject(
       {
@@ -273,7 +284,13 @@ describe("the SAML connection", () => {
       ssoUrl: idp.ssoUrl,
       certificate: IDP_CERTIFICATE,
     });
-    expect(byHand.saml).toEqual({ ssoUrl: idp.ssoUrl, certificates: 1, metadataUrl: null });
+    expect(byHand.saml).toEqual({
+      ssoUrl: idp.ssoUrl,
+      certificates: 1,
+      metadataUrl: null,
+      metadataReadAt: null,
+      metadataRefresh: null,
+    });
     // A change by hand without a certificate keeps the one there is.
     const renamed = await setSamlConnection(getDb(), tenant.operator, {
       entityId: idp.entityId,
@@ -342,5 +359,87 @@ describe("the SAML connection", () => {
     });
     expect(await signIns()).toBe(signInsBefore);
     expect(jar.get("atrium_session")).toBeUndefined();
+  });
+});
+
+describe("SAML metadata by URL, kept fresh", () => {
+  it("takes a rotated signing certificate at the daily refresh, run once across processes; a failed one keeps the last good metadata and says why", async () => {
+    const rotating = await startFakeSamlIdp();
+    try {
+      const domain = `contoso-${uniqueSuffix()}.example`;
+      const tenant = await newOrganization();
+      const saved = await setSamlConnection(getDb(), tenant.operator, {
+        metadataUrl: rotating.metadataUrl,
+        domains: [domain],
+        displayName: "Contoso",
+      });
+      expect(saved.saml).toMatchObject({ metadataUrl: rotating.metadataUrl, metadataRefresh: null });
+      const readAtSave = saved.saml!.metadataReadAt!;
+      expect(Date.parse(readAtSave)).toBeGreaterThan(Date.now() - 60_000);
+      const spMetadata = await (await fetch(`${base}/auth/saml/metadata/${tenant.organization.id}`)).text();
+      const connection: Connected = { tenant, domain, spMetadata, provider: rotating };
+      const ann = `ann@${domain}`;
+      await addPerson(tenant.operator, "member", ann);
+      const owner = await signInCookie(tenant.owner.email, tenant.owner.password);
+      const ssoPage = async () => (await trpc("query", "sso.get", undefined, { cookie: owner })).body.result.data;
+
+      // The provider rotates its signing key: its new signatures are refused until the metadata is read again.
+      rotating.serveMetadata(rotating.rotatedMetadataXml);
+      const beforeRefresh = await signInAsMember(connection, ann, { signedByImpostor: true });
+      expect(beforeRefresh.location.pathname).toBe("/sign-in");
+
+      // Due, and asked by two processes at once: one reads the metadata, the other finds it not due.
+      const due = new Date(Date.now() + 365 * SAML_METADATA_REFRESH_EVERY_MS);
+      const runs = await Promise.all([
+        refreshSamlMetadataWhenDue(getDb(), due),
+        refreshSamlMetadataWhenDue(getDb(), due),
+      ]);
+      expect(runs.filter((run) => run !== null)).toHaveLength(1);
+      expect(runs.find((run) => run !== null)!.refreshed).toBeGreaterThanOrEqual(1);
+      // Not due again the same day.
+      expect(await refreshSamlMetadataWhenDue(getDb(), new Date(due.getTime() + 3_600_000))).toBeNull();
+
+      const afterRefresh = await signInAsMember(connection, ann, { signedByImpostor: true });
+      expect(afterRefresh.status).toBe(303);
+      expect(afterRefresh.location.pathname).toBe("/");
+      // The old key is no longer trusted.
+      expect((await signInAsMember(connection, ann)).location.pathname).toBe("/sign-in");
+      const refreshedView = await ssoPage();
+      expect(Date.parse(refreshedView.saml.metadataReadAt)).toBeGreaterThan(Date.parse(readAtSave));
+      const [event] = await getDb().auditEvent.findMany({
+        where: { organizationId: tenant.organization.id, action: "sso_connection.metadata_refresh" },
+      });
+      expect(event).toMatchObject({ actorType: "system", targetType: "sso_connection" });
+      const [was, now] = (event!.changes as { certificates: [string[], string[]] }).certificates;
+      expect(was).toHaveLength(1);
+      expect(now).toHaveLength(1);
+      expect(now[0]).not.toBe(was[0]);
+
+      // The provider's metadata fails: the connection keeps the last good one and the SSO page says why.
+      rotating.serveMetadata(null);
+      expect(await refreshSamlMetadata(getDb())).toMatchObject({ failed: expect.any(Number) });
+      const failedView = await ssoPage();
+      expect(failedView.saml).toMatchObject({
+        certificates: 1,
+        metadataReadAt: refreshedView.saml.metadataReadAt,
+        metadataRefresh: { error: expect.stringMatching(/503/), failedAt: expect.any(String) },
+      });
+      expect((await signInAsMember(connection, ann, { signedByImpostor: true })).location.pathname).toBe("/");
+      const security = (await trpc("query", "security.overview", undefined, { cookie: owner })).body.result.data;
+      expect(security.sso.metadataError).toBe(failedView.saml.metadataRefresh.error);
+
+      // Served again: the next refresh takes it and clears the failure.
+      rotating.serveMetadata(rotating.rotatedMetadataXml);
+      await refreshSamlMetadata(getDb());
+      expect((await ssoPage()).saml.metadataRefresh).toBeNull();
+      // Nothing changed this time, so nothing more is audited.
+      expect(
+        await getDb().auditEvent.count({
+          where: { organizationId: tenant.organization.id, action: "sso_connection.metadata_refresh" },
+        }),
+      ).toBe(1);
+    } finally {
+      await rotating.close();
+    }
   });
 });

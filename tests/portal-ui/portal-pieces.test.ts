@@ -131,6 +131,12 @@ describe("portal errors", () => {
         trpcError({ httpStatus: 400, appError: { code: "invalid_request" } }, "Invalid request: email"),
       ),
     ).toBe("Invalid request: email");
+    // The export download's refusals of a mailed link, in the page's language rather than the server's English.
+    const used = new StreamError("This link was used already.", 410, "export_link_unavailable");
+    expect(portalErrorText(french, used)).toBe("Ce lien a déjà servi ou a expiré. Demandez-en un nouveau ci-dessous.");
+    expect(portalErrorText(german, new StreamError("Someone else's", 403, "export_link_other_user"))).toMatch(
+      /^Dieser Link wurde an jemand anderen gesendet/,
+    );
     // No code to word and nothing meant for a person: the browser's "Failed to fetch", a server fault.
     expect(portalErrorText(french, new TypeError("Failed to fetch"))).toBe("Une erreur s'est produite. Réessayez.");
     expect(

@@ -8,7 +8,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { DATA_RIGHTS_COVERAGE, tombstoneEmail } from "@/server/services/end-user-data";
-import { addPerson, api, expectError, issueKey } from "../helpers";
+import { createConsoleEndUserExportHandler } from "@/server/adapters/console";
+import { addPerson, api, expectError, issueKey, signInCookie, toApiResponse } from "../helpers";
 import { portalScenario } from "../portal/helpers";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -149,5 +150,37 @@ describe("an end user's data rights", () => {
     );
     expectError(await api("POST", `/end-users/${other.endUser.id}/erase`, { key: scenario.key }), 404, "not_found");
     expect((await getDb().endUser.findUniqueOrThrow({ where: { id: other.endUser.id } })).erasedAt).toBeNull();
+  });
+
+  it("streams the same document to an admin's console, and refuses a member and a signed-out browser", async () => {
+    const scenario = await portalScenario();
+    const handler = createConsoleEndUserExportHandler({ db: getDb });
+    const download = async (cookie?: string) =>
+      toApiResponse(
+        await handler(
+          new Request(`http://localhost/api/console/end-users/${scenario.endUser.id}/export`, {
+            headers: cookie ? { cookie } : {},
+          }),
+          scenario.endUser.id,
+        ),
+      );
+    const owner = await signInCookie(scenario.tenant.owner.email, scenario.tenant.owner.password);
+    const byConsole = await download(owner);
+    expect(byConsole.status).toBe(200);
+    expect(byConsole.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(byConsole.headers.get("content-disposition")).toBe(
+      `attachment; filename="end-user-${scenario.endUser.id}.json"`,
+    );
+    const byApi = await api("GET", `/end-users/${scenario.endUser.id}/export`, { key: scenario.key });
+    expect({ ...byConsole.body, exportedAt: null, auditEvents: null }).toEqual({
+      ...byApi.body,
+      exportedAt: null,
+      auditEvents: null,
+    });
+    const member = await addPerson(scenario.tenant.operator, "member");
+    const refused = await download(await signInCookie(member.email, member.password));
+    expect(refused.status).toBe(403);
+    expect(refused.text).not.toContain(scenario.endUser.email);
+    expect((await download()).body.error.code).toBe("unauthorized");
   });
 });

@@ -60,7 +60,9 @@ const UNGUARDED: Record<string, string> = {
   "events.recorded": "runs a guarded service's write and records its event in one transaction",
   "credit-requests.requestMoreCredits": "the portal door's; the signed-in end user asks for themselves",
   "usage.getPortalUsage": "the portal door's; only the signed-in end user's own credits",
-  "end-user-data.exportOwnData": "the portal door's; only the signed-in end user's own data",
+  "end-user-data.streamOwnExport": "the portal door's; only the signed-in end user's own data",
+  "portal-export.mailExportLink": "the portal door's; mails the signed-in end user a link to their own data",
+  "portal-export.openOwnExport": "the portal door's; only the signed-in end user's own data, a link only theirs",
   "end-users.provisionOn": "provisionEndUser's statement on a given connection; called by guarded services only",
   "directory.recordDirectoryEvent":
     "the SCIM door's record of a request the guarded directory services answered or refused",

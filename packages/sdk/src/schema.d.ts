@@ -180,7 +180,7 @@ export interface paths {
         };
         /**
          * Export everything held about an end user
-         * @description One JSON document: profile, subscriptions and pools, grants, groups, portal sessions (no secrets), conversations with messages and citations, executions with feedback, credit requests, notebook pages, directory links and the audit events that name them.
+         * @description One JSON document, streamed: profile, subscriptions and pools, grants, groups, portal sessions (no secrets), conversations with messages and citations, executions with feedback, credit requests, notebook pages, directory links and the audit events that name them.
          */
         get: operations["endUsers-export"];
         put?: never;
@@ -4361,7 +4361,7 @@ export interface components {
         /** @description The `error` object of any error response */
         ErrorBody: {
             /** @enum {string} */
-            code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "invalid_embed_token" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "model_not_in_plan" | "service_disabled" | "plan_limit" | "cross_origin_request" | "origin_not_allowed" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "agent_not_found" | "flow_not_found" | "knowledgebase_not_found" | "mcp_connection_not_found" | "version_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "unsupported_attachment" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable" | "service_unavailable";
+            code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "invalid_embed_token" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "model_not_in_plan" | "service_disabled" | "plan_limit" | "cross_origin_request" | "origin_not_allowed" | "export_link_other_user" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "export_link_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "agent_not_found" | "flow_not_found" | "knowledgebase_not_found" | "mcp_connection_not_found" | "version_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "unsupported_attachment" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable" | "service_unavailable";
             message: string;
         } & {
             [key: string]: unknown;
@@ -4559,6 +4559,15 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description `export_link_other_user` (403): Portal only: a mailed export link sent to another end user */
+        ExportLinkOtherUserError: {
+            /** @constant */
+            code: "export_link_other_user";
+            /** @description Human-readable; wording may change */
+            message: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** @description `invalid_request` (400): Malformed JSON, JSON nested over 64 levels, failed validation (`problems` lists every one; text over its maxLength, or holding U+0000 or an unpaired surrogate, is named), bad cursor or limit; 413 for a JSON body over 8 MiB or an upload over 4.5 MB; a body that is not JSON, or an upload of a refused file type, is 400 */
         InvalidRequestError: {
             /**
@@ -4688,6 +4697,15 @@ export interface components {
         InvitationUnavailableError: {
             /** @constant */
             code: "invitation_unavailable";
+            /** @description Human-readable; wording may change */
+            message: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description `export_link_unavailable` (410): Portal only: a mailed export link used or expired (`reason`) */
+        ExportLinkUnavailableError: {
+            /** @constant */
+            code: "export_link_unavailable";
             /** @description Human-readable; wording may change */
             message: string;
         } & {
@@ -5005,7 +5023,7 @@ export interface components {
                  * @description Stable machine-readable code
                  * @enum {string}
                  */
-                code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "invalid_embed_token" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "model_not_in_plan" | "service_disabled" | "plan_limit" | "cross_origin_request" | "origin_not_allowed" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "agent_not_found" | "flow_not_found" | "knowledgebase_not_found" | "mcp_connection_not_found" | "version_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "unsupported_attachment" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable" | "service_unavailable";
+                code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "invalid_embed_token" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "model_not_in_plan" | "service_disabled" | "plan_limit" | "cross_origin_request" | "origin_not_allowed" | "export_link_other_user" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "export_link_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "agent_not_found" | "flow_not_found" | "knowledgebase_not_found" | "mcp_connection_not_found" | "version_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "unsupported_attachment" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable" | "service_unavailable";
                 /** @description Human-readable; wording may change */
                 message: string;
                 /** @description invalid_request from validation: every problem */

@@ -89,7 +89,7 @@ export function SamlPanel({
       <Copyable label="ACS URL (reply URL)" value={serviceProvider.acsUrl} testId="saml-acs-url" />
       <FormField
         label="Identity provider metadata URL"
-        hint="Read when you save; save again after a certificate change."
+        hint="Read when you save, then again every day: a new signing certificate there is taken on its own."
       >
         <input
           type="url"
@@ -99,6 +99,7 @@ export function SamlPanel({
           placeholder="https://login.microsoftonline.com/<tenant>/federationmetadata/2007-06/federationmetadata.xml?appid=…"
         />
       </FormField>
+      <MetadataRefreshState saml={saml?.saml ?? null} />
       <details>
         <summary>Or paste the metadata, or enter the settings</summary>
         <FormField label="Metadata XML">
@@ -154,5 +155,31 @@ export function SsoTestResult() {
       </p>
       <pre>{JSON.stringify(sent, null, 2)}</pre>
     </Panel>
+  );
+}
+
+/** When the metadata at its URL was last taken, and why the last daily refresh failed if it did. */
+function MetadataRefreshState({
+  saml,
+}: {
+  saml: {
+    metadataUrl: string | null;
+    metadataReadAt: string | null;
+    metadataRefresh: { error: string; failedAt: string } | null;
+  } | null;
+}) {
+  if (!saml?.metadataUrl) return null;
+  const readAt = saml.metadataReadAt ? new Date(saml.metadataReadAt).toLocaleString() : "never";
+  if (!saml.metadataRefresh)
+    return (
+      <p className="muted" data-testid="saml-metadata-state">
+        Metadata last read {readAt}.
+      </p>
+    );
+  return (
+    <p role="alert" className="error" data-testid="saml-metadata-state">
+      The metadata could not be read again ({new Date(saml.metadataRefresh.failedAt).toLocaleString()}):{" "}
+      {saml.metadataRefresh.error}. Sign-ins keep the settings read {readAt}.
+    </p>
   );
 }

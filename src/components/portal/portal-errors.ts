@@ -46,6 +46,8 @@ const WORDED_CODES = [
   "insufficient_credits",
   "service_disabled",
   "connection_lost",
+  "export_link_unavailable",
+  "export_link_other_user",
 ] as const;
 type WordedCode = (typeof WORDED_CODES)[number];
 

@@ -9,7 +9,7 @@ import { usePortalLanguage } from "./i18n/provider";
 import { PortalFrame } from "./portal-frame";
 import { portalErrorText } from "./portal-errors";
 import { usePortalTRPC } from "./portal-trpc";
-import { markSignedIn, markSignedOut } from "./session-memory";
+import { keptExportLink, markSignedIn, markSignedOut } from "./session-memory";
 
 export function PortalSignIn({
   portal,
@@ -44,7 +44,8 @@ export function PortalSignIn({
     trpc.auth.verifyCode.mutationOptions({
       onSuccess: () => {
         markSignedIn(portal);
-        router.replace(`/p/${encodeURIComponent(portal)}`);
+        // Back to a mailed export link that brought them here, or home.
+        router.replace(`/p/${encodeURIComponent(portal)}${keptExportLink(portal) ? "/conversations" : ""}`);
       },
     }),
   );

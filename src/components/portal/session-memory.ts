@@ -22,3 +22,19 @@ export function markSignedOut(portal: string): void {
 export function wasSignedIn(portal: string): boolean {
   return storage()?.getItem(key(portal)) === "1";
 }
+
+// A mailed export link's token (the fragment of /p/<slug>/conversations#export=…), kept in this
+// tab while the person signs in first, so that sign-in brings them back to it.
+const exportLinkKey = (portal: string) => `atrium.portal.exportLink.${portal}`;
+
+export function keepExportLink(portal: string, token: string): void {
+  storage()?.setItem(exportLinkKey(portal), token);
+}
+
+export function keptExportLink(portal: string): string | null {
+  return storage()?.getItem(exportLinkKey(portal)) ?? null;
+}
+
+export function forgetExportLink(portal: string): void {
+  storage()?.removeItem(exportLinkKey(portal));
+}

@@ -1,6 +1,7 @@
 "use client";
 // An end user's data rights on their page: download everything held about them as one JSON file,
-// or erase it (GET /end-users/{id}/export and POST /end-users/{id}/erase, docs/provisioning.md).
+// or erase it (GET /end-users/{id}/export, streamed through /api/console/end-users/{id}/export,
+// and POST /end-users/{id}/erase; docs/provisioning.md).
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
@@ -27,11 +28,13 @@ export function EndUserDataPanel({ endUserId, email }: { endUserId: string; emai
     setExporting(true);
     setExportError(null);
     try {
-      const document = await queryClient.fetchQuery({
-        ...trpc.endUsers.export.queryOptions({ endUserId }),
-        staleTime: 0,
-      });
-      const url = URL.createObjectURL(new Blob([JSON.stringify(document, null, 2)], { type: "application/json" }));
+      // Streamed by the server as it is read (GET /end-users/{id}/export's stream), whatever the history's length.
+      const response = await fetch(`/api/console/end-users/${encodeURIComponent(endUserId)}/export`);
+      if (!response.ok) {
+        const body = (await response.json().catch(() => null)) as { error?: { message?: string } } | null;
+        throw new Error(body?.error?.message ?? `The export failed (${response.status}).`);
+      }
+      const url = URL.createObjectURL(await response.blob());
       const link = Object.assign(window.document.createElement("a"), {
         href: url,
         download: `end-user-${endUserId}.json`,

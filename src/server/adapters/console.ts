@@ -18,7 +18,7 @@ import { actorForSession } from "@/server/services/sessions";
 import type { Context } from "@/server/trpc/init";
 import { callSlots } from "@/server/trpc/call-slots";
 import { appRouter } from "@/server/trpc/root";
-import { downloadResponse } from "./download";
+import { downloadResponse, endUserExportResponse } from "./download";
 import { errorResponse, requestIdFor } from "./envelope";
 import {
   createChatConversationHandler,
@@ -219,6 +219,33 @@ export function createConsoleAuditExportHandler(options: { db: () => Db }) {
       );
       if (!actor) throw new AppError("unauthorized", "Your session has ended; sign in again.");
       return await downloadResponse(db, actor, null, request, requestId);
+    } catch (error) {
+      return errorResponse(toAppError(error), requestId);
+    }
+  };
+}
+
+/**
+ * An end user's page's "Download their data" (`GET /api/console/end-users/{endUserId}/export`):
+ * the same stream as GET /end-users/{endUserId}/export, for a signed-in admin.
+ */
+export function createConsoleEndUserExportHandler(options: { db: () => Db }) {
+  return async function handleEndUserExport(request: Request, endUserId: string): Promise<Response> {
+    const requestId = requestIdFor(request);
+    try {
+      assertSameOrigin(request);
+      const db = options.db();
+      const actor = await actorForSession(
+        db,
+        readSessionToken(request.headers.get("cookie")),
+        requestOrigin(request, requestId, "console"),
+      );
+      if (!actor) throw new AppError("unauthorized", "Your session has ended; sign in again.");
+      const headers = new Headers({
+        "X-Request-Id": requestId,
+        "Content-Disposition": `attachment; filename="end-user-${encodeURIComponent(endUserId)}.json"`,
+      });
+      return await endUserExportResponse(db, actor, { endUserId }, request, headers);
     } catch (error) {
       return errorResponse(toAppError(error), requestId);
     }

@@ -9,6 +9,8 @@ import { rateLimitHeaders, type RateLimitResult } from "@/server/auth/rate-limit
 import type { Db } from "@/server/db";
 import { getFileContent } from "@/server/services/attachments";
 import { exportAuditEvents } from "@/server/services/audit-log";
+import { streamEndUserExport } from "@/server/services/end-user-data";
+import { EndUserIdInput } from "@/schemas/provisioning";
 
 const CONTENT_TYPES = { jsonl: "application/x-ndjson", csv: "text/csv; charset=utf-8" } as const;
 
@@ -23,23 +25,49 @@ export async function downloadResponse(
   const query = Object.fromEntries(new URL(request.url).searchParams);
   const input = ExportAuditEventsInput.parse(query);
   const lines = await exportAuditEvents(db, actor, input);
-  const encoder = new TextEncoder();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const next = await lines.next();
-      if (next.done) controller.close();
-      else controller.enqueue(encoder.encode(next.value));
-    },
-    async cancel() {
-      await lines.return(undefined);
-    },
-  });
+  const body = textStream(lines);
   const headers = new Headers(rateLimit ? rateLimitHeaders(rateLimit) : {});
   headers.set("X-Request-Id", requestId);
   headers.set("Content-Type", CONTENT_TYPES[input.format]);
   headers.set("Content-Disposition", `attachment; filename="audit-events.${input.format}"`);
   headers.set("Cache-Control", "no-store");
   return new Response(request.method === "HEAD" ? null : body, { status: 200, headers });
+}
+
+/** Pieces of text as a byte stream, pulled as the client reads; a client gone ends the source. */
+export function textStream(pieces: AsyncGenerator<string>): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await pieces.next();
+      if (next.done) controller.close();
+      else controller.enqueue(encoder.encode(next.value));
+    },
+    async cancel() {
+      await pieces.return(undefined);
+    },
+  });
+}
+
+/**
+ * `GET /end-users/{endUserId}/export`: the document written as it is read (services/end-user-data.ts),
+ * so an end user's long history is never held whole. A refusal comes before the first byte.
+ */
+export async function endUserExportResponse(
+  db: Db,
+  actor: Actor,
+  pathParams: Record<string, string> | undefined,
+  request: Request,
+  headers: Headers,
+): Promise<Response> {
+  const pieces = await streamEndUserExport(db, actor, EndUserIdInput.parse({ ...pathParams }));
+  headers.set("Content-Type", "application/json; charset=utf-8");
+  headers.set("Cache-Control", "no-store");
+  if (request.method === "HEAD") {
+    await pieces.return(undefined);
+    return new Response(null, { status: 200, headers });
+  }
+  return new Response(textStream(pieces), { status: 200, headers });
 }
 
 /**

@@ -11,12 +11,19 @@ import { clientAddress } from "@/server/auth/client-address";
 import { servedOverHttps } from "@/server/auth/cookies";
 import { assertJsonBody, assertSameOrigin, ownOrigins } from "@/server/auth/same-origin";
 import type { Db } from "@/server/db";
-import { logIfUnexpected, toAppError } from "@/server/errors";
+import { AppError, logIfUnexpected, toAppError } from "@/server/errors";
 import { endUserForSession } from "@/server/services/end-user-sessions";
 import { embedLook, exchangeEmbedToken } from "@/server/services/portal-embed";
+import { openOwnExport } from "@/server/services/portal-export";
 import { portalTheme } from "@/lib/portal-theme";
 import { resolvePortal } from "@/server/services/portals";
-import { EmbedOrigin, EmbedSessionInput, type EmbedLookOutput, type EmbedSessionOutput } from "@/schemas/portal";
+import {
+  EmbedOrigin,
+  EmbedSessionInput,
+  OwnExportInput,
+  type EmbedLookOutput,
+  type EmbedSessionOutput,
+} from "@/schemas/portal";
 import type { z } from "zod";
 import type { PortalContext } from "@/server/trpc/portal/init";
 import { callSlots } from "@/server/trpc/call-slots";
@@ -28,6 +35,7 @@ import {
   createChatRunEventsHandler,
   type ChatDoor,
 } from "./conversation-door";
+import { textStream } from "./download";
 import { assertJsonDepth, parseJsonText, readBodyText, withBody } from "./json-body";
 import { errorResponse, requestIdFor } from "./envelope";
 import { assertBatchWithinCap } from "./trpc-batch";
@@ -121,6 +129,49 @@ export function createPortalRunEventsHandler(options: { db: () => Db }) {
   const handle = createChatRunEventsHandler(options, portalChat);
   return (request: Request, portal: string, appId: string, executionId: string) =>
     handle(request, { portal, appId, executionId });
+}
+
+/**
+ * The signed-in end user's own export (`/api/portal/{portal}/account/export`), written as it is
+ * read so a long history is never held whole: `GET` downloads it now, `POST {link}` with the
+ * token of a mailed link (kept out of URLs and so out of logs). Both from this site's own pages.
+ */
+export function createPortalExportHandler(options: { db: () => Db }) {
+  return async function handlePortalExport(request: Request, portalRef: string): Promise<Response> {
+    const requestId = requestIdFor(request);
+    try {
+      assertSameOrigin(request);
+      let link: string | undefined;
+      if (request.method === "POST") {
+        assertJsonBody(request);
+        const text = await readBodyText(request);
+        assertJsonDepth(text);
+        link = OwnExportInput.parse(parseJsonText(text)).link;
+      }
+      const db = options.db();
+      const portal = await resolvePortal(db, portalRef);
+      const actor = await endUserForSession(
+        db,
+        portalSessionTokenOf(request.headers),
+        portal,
+        requestOrigin(request, requestId, "portal"),
+      );
+      if (!actor) throw new AppError("unauthorized", "Your session has ended; sign in again.");
+      const pieces = await openOwnExport(db, actor, { portal, ...(link === undefined ? {} : { link }) });
+      return new Response(textStream(pieces), {
+        status: 200,
+        headers: {
+          "X-Request-Id": requestId,
+          "Content-Type": "application/json; charset=utf-8",
+          "Content-Disposition": `attachment; filename="my-data-${portal.slug}.json"`,
+          "Cache-Control": "private, no-store",
+          "X-Content-Type-Options": "nosniff",
+        },
+      });
+    } catch (error) {
+      return errorResponse(toAppError(error), requestId);
+    }
+  };
 }
 
 /**

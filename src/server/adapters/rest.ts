@@ -32,7 +32,7 @@ import { errorResponse, requestIdFor } from "./envelope";
 import { readJsonBody, refuseDeclaredOversize } from "./json-body";
 import { textResponse } from "./text-response";
 import { attachStream, conversationStream, lastEventIdFrom, resumeStream, streamHeaders } from "./sse";
-import { downloadResponse, fileDownloadResponse } from "./download";
+import { downloadResponse, endUserExportResponse, fileDownloadResponse } from "./download";
 import { isAllowedPreflight, preflightHeaders, withCors } from "./cors";
 import { handleUpload, readTurnForm, type TurnForm } from "./upload";
 import { keepDeclaredCoercion } from "./declared-coercion";
@@ -170,6 +170,10 @@ export function createRestHandler(options: RestHandlerOptions) {
       if (route.meta.download === "file") {
         const headers = new Headers({ ...limitHeaders, "X-Request-Id": requestId });
         return await fileDownloadResponse(db, actor, route.pattern.exec(path)?.groups, request, headers);
+      }
+      if (route.meta.download === "end_user_export") {
+        const headers = new Headers({ ...limitHeaders, "X-Request-Id": requestId });
+        return await endUserExportResponse(db, actor, route.pattern.exec(path)?.groups, request, headers);
       }
       if (route.meta.download) return await downloadResponse(db, actor, rateLimit, request, requestId);
       if (route.meta.events)

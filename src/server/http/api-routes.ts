@@ -4,6 +4,7 @@
 // routing (direct-routes.ts). The MCP door loads its SDK on its first request.
 import {
   createConsoleAuditExportHandler,
+  createConsoleEndUserExportHandler,
   createConsoleConversationHandler,
   createConsoleFileContentHandler,
   createConsoleFilesHandler,
@@ -15,6 +16,7 @@ import {
   createEmbedLookHandler,
   createEmbedSessionHandler,
   createPortalConversationHandler,
+  createPortalExportHandler,
   createPortalFileContentHandler,
   createPortalFilesHandler,
   createPortalHandler,
@@ -116,6 +118,11 @@ export const portalFileContentRoute = observed(
   (request: Request, portal: string, fileId: string) => portalFileContent(request, portal, fileId),
 );
 
+const portalExport = createPortalExportHandler({ db: getDb });
+export const portalExportRoute = observed("/api/portal/{portal}/account/export", (request: Request, portal: string) =>
+  portalExport(request, portal),
+);
+
 const portalConversation = createPortalConversationHandler({ db: getDb });
 export const portalConversationRoute = observed(
   "/api/portal/{portal}/apps/{appId}/conversation",
@@ -125,6 +132,12 @@ export const portalConversationRoute = observed(
 export const consoleAuditExportRoute: Handler = observed(
   "/api/console/audit-events/export",
   createConsoleAuditExportHandler({ db: getDb }),
+);
+
+const consoleEndUserExport = createConsoleEndUserExportHandler({ db: getDb });
+export const consoleEndUserExportRoute = observed(
+  "/api/console/end-users/{endUserId}/export",
+  (request: Request, endUserId: string) => consoleEndUserExport(request, endUserId),
 );
 
 const consoleRunEvents = createConsoleRunEventsHandler({ db: getDb });

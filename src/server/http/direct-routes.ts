@@ -6,6 +6,7 @@
 // segment; anything else, a trailing slash included, is left to Next.js.
 import {
   consoleAuditExportRoute,
+  consoleEndUserExportRoute,
   consoleConversationRoute,
   consoleFileContentRoute,
   consoleFilesRoute,
@@ -20,6 +21,7 @@ import {
   oidcCallbackRoute,
   oidcStartRoute,
   portalConversationRoute,
+  portalExportRoute,
   portalFileContentRoute,
   portalFilesRoute,
   portalRunEventsRoute,
@@ -91,6 +93,12 @@ export const DIRECT_ROUTES: readonly DirectRoute[] = [
     handler: (request, [portal, fileId]) => portalFileContentRoute(request, portal!, fileId!),
   },
   {
+    path: "/api/portal/{portal}/account/export",
+    door: "portal",
+    methods: ["GET", "POST"],
+    handler: (request, [portal]) => portalExportRoute(request, portal!),
+  },
+  {
     path: "/api/console/apps/{appId}/conversation",
     door: "console",
     methods: ["POST"],
@@ -132,6 +140,12 @@ export const DIRECT_ROUTES: readonly DirectRoute[] = [
     door: "console",
     methods: ["GET"],
     handler: (request) => consoleAuditExportRoute(request),
+  },
+  {
+    path: "/api/console/end-users/{endUserId}/export",
+    door: "console",
+    methods: ["GET"],
+    handler: (request, [endUserId]) => consoleEndUserExportRoute(request, endUserId!),
   },
   { path: "/api/health", door: "operations", methods: ["GET"], handler: (request) => healthRoute(request) },
   { path: "/api/metrics", door: "operations", methods: ["GET"], handler: (request) => metricsRoute(request) },

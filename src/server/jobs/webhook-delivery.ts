@@ -15,6 +15,7 @@ import { inSpan } from "@/server/observability/tracing";
 import { openSecret } from "@/server/secret-box";
 import { sweepAuditEventsWhenDue } from "@/server/services/audit-log";
 import { sweepConversationsWhenDue } from "@/server/services/retention";
+import { refreshSamlMetadataWhenDue } from "@/server/services/saml";
 import { startPollingWorker, type PollingWorker } from "./polling-worker";
 
 /** The pauses before each retry: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then the delivery fails. */
@@ -315,8 +316,8 @@ export function startWebhookWorker(
     maxBackoffMs: options.maxBackoffMs ?? 30_000,
   };
   return startPollingWorker(polling, async () => {
-    // The retention sweeps ride on this loop: asked at most once a minute here, each run once a
-    // day across every process (sweepAuditEventsWhenDue, sweepConversationsWhenDue).
+    // The retention sweeps and the SAML metadata refresh ride on this loop: asked at most once a
+    // minute here, each run once a day across every process (the *WhenDue functions).
     if (Date.now() >= nextSweepCheck) {
       nextSweepCheck = Date.now() + SWEEP_CHECK_MS;
       const swept = await sweepAuditEventsWhenDue(db, options.now?.());
@@ -327,6 +328,8 @@ export function startWebhookWorker(
           { event: "conversation_retention_sweep", ...conversations },
           "Conversations past their organization's retention deleted",
         );
+      const metadata = await refreshSamlMetadataWhenDue(db, options.now?.());
+      if (metadata) logger().info({ event: "saml_metadata_refresh", ...metadata }, "SAML metadata by URL read again");
     }
     return (await runWebhookDeliveriesOnce(db, options)) > 0;
   });

@@ -16,7 +16,7 @@ import { hashSecret, randomToken } from "@/server/auth/secrets";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest } from "@/server/errors";
 import { guardedFetch, privateIntegrationUrlsAllowed, requireIntegrationUrl } from "@/server/integration-urls";
-import { changesBetween, recorded } from "./events";
+import { changesBetween, recordEvent, recorded } from "./events";
 import { normalizeEmail } from "./members";
 import {
   NO_OIDC,
@@ -151,6 +151,17 @@ async function checkBrowserUrl(value: string, path: string): Promise<string> {
   return url.href;
 }
 
+/** The provider's settings as a connection keeps them, refused unless usable. */
+async function checkedSettings(given: IdpSettings): Promise<IdpSettings> {
+  const entityId = given.entityId.trim();
+  if (!entityId || entityId.length > 1_000)
+    throw invalidRequest([{ path: "entityId", message: "1 to 1,000 characters" }]);
+  const ssoUrl = await checkBrowserUrl(given.ssoUrl.trim(), "ssoUrl");
+  if (!given.certificates.length || given.certificates.length > MAX_CERTIFICATES)
+    throw invalidRequest([{ path: "certificate", message: `1 to ${MAX_CERTIFICATES} signing certificates` }]);
+  return { entityId, ssoUrl, certificates: [...new Set(given.certificates)] };
+}
+
 export const setSamlConnection = guarded(
   { may: "settings" },
   async function setSamlConnection(db: Db, actor: Actor, input: SetSamlConnectionInput): Promise<SsoConnectionView> {
@@ -170,12 +181,7 @@ export const setSamlConnection = guarded(
     const byHand = metadataUrl === null && !input.metadataXml?.trim();
     if (byHand && !given.certificates.length && existing?.protocol === "saml")
       given.certificates = existing.samlCertificates;
-    const entityId = given.entityId.trim();
-    if (!entityId || entityId.length > 1_000)
-      throw invalidRequest([{ path: "entityId", message: "1 to 1,000 characters" }]);
-    const ssoUrl = await checkBrowserUrl(given.ssoUrl.trim(), "ssoUrl");
-    if (!given.certificates.length || given.certificates.length > MAX_CERTIFICATES)
-      throw invalidRequest([{ path: "certificate", message: `1 to ${MAX_CERTIFICATES} signing certificates` }]);
+    const { entityId, ssoUrl, certificates } = await checkedSettings(given);
     const domains = normalizeDomains(input.domains ?? []);
     await requireDomainsFree(db, actor.organizationId, domains);
     const displayName = (input.displayName ?? "").trim().slice(0, 100);
@@ -183,8 +189,11 @@ export const setSamlConnection = guarded(
       protocol: "saml",
       issuer: entityId,
       samlSsoUrl: ssoUrl,
-      samlCertificates: [...new Set(given.certificates)],
+      samlCertificates: certificates,
       samlMetadataUrl: metadataUrl,
+      samlMetadataReadAt: metadataUrl === null ? null : new Date(),
+      samlMetadataError: null,
+      samlMetadataFailedAt: null,
       domains,
       displayName,
       ...NO_OIDC,
@@ -215,6 +224,114 @@ export const setSamlConnection = guarded(
     return toView(row);
   },
 );
+
+// ---------------------------------------------------------------------------------------------
+// Metadata by URL, kept fresh
+
+/** How often a connection configured by metadata URL reads it again (src/server/jobs/webhook-delivery.ts asks). */
+export const SAML_METADATA_REFRESH_EVERY_MS = 24 * 3_600_000;
+const REFRESH_TASK = "saml_metadata_refresh";
+
+export interface SamlMetadataRefresh {
+  /** Connections whose metadata was read and taken (changed or not). */
+  refreshed: number;
+  /** Connections whose metadata could not be read or used: they keep their last good settings. */
+  failed: number;
+}
+
+/** Certificates (base64 DER) by their SHA-256 fingerprints, as identity providers show them. */
+function fingerprints(certificates: string[]): string[] {
+  return certificates.map((body) => new X509Certificate(Buffer.from(body, "base64")).fingerprint256);
+}
+
+/** What a person reads about a failed refresh: the problem the metadata's checks named. */
+function refreshProblem(error: unknown): string {
+  const problems = error instanceof AppError ? (error.extra.problems as { message?: string }[] | undefined) : undefined;
+  const text = problems?.[0]?.message ?? (error instanceof Error ? error.message : String(error));
+  return text.slice(0, 500);
+}
+
+/**
+ * Reads again the metadata of every SAML connection configured by URL and takes its settings, a
+ * rotated signing certificate with them (audited as `sso_connection.metadata_refresh` when they
+ * change). A metadata that cannot be fetched or used leaves the connection's last good settings
+ * and records why, which the SSO page shows. Each write is conditional on the URL being the one
+ * read, so an admin's save meanwhile wins.
+ */
+export async function refreshSamlMetadata(db: Db): Promise<SamlMetadataRefresh> {
+  const result: SamlMetadataRefresh = { refreshed: 0, failed: 0 };
+  const connections = await db.ssoConnection.findMany({
+    where: { protocol: "saml", samlMetadataUrl: { not: null } },
+    orderBy: { createdAt: "asc" },
+  });
+  for (const connection of connections) {
+    const url = connection.samlMetadataUrl!;
+    let settings: IdpSettings;
+    try {
+      settings = await checkedSettings(await settingsFromMetadata(await fetchMetadata(url), "metadataUrl"));
+    } catch (error) {
+      await db.ssoConnection.updateMany({
+        where: { id: connection.id, protocol: "saml", samlMetadataUrl: url },
+        data: { samlMetadataError: refreshProblem(error), samlMetadataFailedAt: new Date() },
+      });
+      result.failed++;
+      continue;
+    }
+    const changes = changesBetween(
+      {
+        issuer: connection.issuer,
+        ssoUrl: connection.samlSsoUrl,
+        certificates: [...connection.samlCertificates].sort(),
+      },
+      { issuer: settings.entityId, ssoUrl: settings.ssoUrl, certificates: [...settings.certificates].sort() },
+      ["issuer", "ssoUrl", "certificates"],
+    );
+    await db.$transaction(async (tx) => {
+      const updated = await tx.ssoConnection.updateMany({
+        where: { id: connection.id, protocol: "saml", samlMetadataUrl: url },
+        data: {
+          issuer: settings.entityId,
+          samlSsoUrl: settings.ssoUrl,
+          samlCertificates: settings.certificates,
+          samlMetadataReadAt: new Date(),
+          samlMetadataError: null,
+          samlMetadataFailedAt: null,
+        },
+      });
+      if (updated.count === 1 && Object.keys(changes).length > 0)
+        await recordEvent(
+          tx,
+          { kind: "system", organizationId: connection.organizationId },
+          {
+            action: "sso_connection.metadata_refresh",
+            target: { type: "sso_connection", id: connection.id, label: connection.displayName || settings.entityId },
+            // Certificates are long: the audit log names them by their SHA-256 fingerprints.
+            changes: {
+              ...changes,
+              ...(changes.certificates
+                ? { certificates: [fingerprints(connection.samlCertificates), fingerprints(settings.certificates)] }
+                : {}),
+            },
+          },
+        );
+    });
+    result.refreshed++;
+  }
+  return result;
+}
+
+/**
+ * The daily refresh: the caller that moves the task's next run on (scheduled_tasks, one
+ * statement) refreshes; every other process asking meanwhile finds it not due and gets null.
+ */
+export async function refreshSamlMetadataWhenDue(db: Db, now = new Date()): Promise<SamlMetadataRefresh | null> {
+  const next = new Date(now.getTime() + SAML_METADATA_REFRESH_EVERY_MS);
+  const claimed = await db.$executeRaw`
+    insert into scheduled_tasks (name, next_run_at) values (${REFRESH_TASK}, ${next})
+    on conflict (name) do update set next_run_at = excluded.next_run_at where scheduled_tasks.next_run_at <= ${now}`;
+  if (claimed !== 1) return null;
+  return refreshSamlMetadata(db);
+}
 
 function samlFor(
   organizationId: string,

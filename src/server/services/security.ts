@@ -13,7 +13,13 @@ export interface SecurityOverview {
   passwordSignIn: boolean;
   conversationRetentionDays: number | null;
   auditRetentionDays: number;
-  sso: { protocol: "oidc" | "saml"; issuer: string; displayName: string; domains: string[] } | null;
+  sso: {
+    protocol: "oidc" | "saml";
+    issuer: string;
+    displayName: string;
+    domains: string[];
+    metadataError: string | null;
+  } | null;
   members: {
     id: string;
     email: string;
@@ -51,7 +57,7 @@ export const getSecurityOverview = guarded(
       }),
       db.ssoConnection.findUnique({
         where: { organizationId },
-        select: { protocol: true, issuer: true, displayName: true, domains: true },
+        select: { protocol: true, issuer: true, displayName: true, domains: true, samlMetadataError: true },
       }),
       db.member.findMany({
         where: { organizationId, removedAt: null },
@@ -80,7 +86,13 @@ export const getSecurityOverview = guarded(
     const lastSignIn = new Map(lastSignIns.map((row) => [row.targetId, row._max.occurredAt?.toISOString() ?? null]));
     return {
       ...organization,
-      sso: sso && { ...sso, protocol: sso.protocol === "saml" ? "saml" : "oidc" },
+      sso: sso && {
+        protocol: sso.protocol === "saml" ? "saml" : "oidc",
+        issuer: sso.issuer,
+        displayName: sso.displayName,
+        domains: sso.domains,
+        metadataError: sso.samlMetadataError,
+      },
       members: members.map((member) => ({
         id: member.id,
         email: member.user.email,

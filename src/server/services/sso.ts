@@ -40,7 +40,15 @@ export interface SsoConnectionView {
   issuer: string;
   clientId: string | null;
   /** SAML only (null for OpenID Connect). */
-  saml: { ssoUrl: string; certificates: number; metadataUrl: string | null } | null;
+  saml: {
+    ssoUrl: string;
+    certificates: number;
+    metadataUrl: string | null;
+    /** When the metadata at metadataUrl was last read and taken (at save, then daily). */
+    metadataReadAt: string | null;
+    /** Why the last daily refresh failed, and when; null once one succeeds. */
+    metadataRefresh: { error: string; failedAt: string } | null;
+  } | null;
   domains: string[];
   displayName: string;
   createdAt: string;
@@ -55,6 +63,9 @@ export interface SsoConnectionRow {
   samlSsoUrl: string | null;
   samlCertificates: string[];
   samlMetadataUrl: string | null;
+  samlMetadataReadAt: Date | null;
+  samlMetadataError: string | null;
+  samlMetadataFailedAt: Date | null;
   domains: string[];
   displayName: string;
   createdAt: Date;
@@ -69,7 +80,16 @@ export function toView(row: SsoConnectionRow): SsoConnectionView {
     issuer: row.issuer,
     clientId: row.clientId,
     saml: saml
-      ? { ssoUrl: row.samlSsoUrl ?? "", certificates: row.samlCertificates.length, metadataUrl: row.samlMetadataUrl }
+      ? {
+          ssoUrl: row.samlSsoUrl ?? "",
+          certificates: row.samlCertificates.length,
+          metadataUrl: row.samlMetadataUrl,
+          metadataReadAt: row.samlMetadataReadAt?.toISOString() ?? null,
+          metadataRefresh:
+            row.samlMetadataError !== null
+              ? { error: row.samlMetadataError, failedAt: (row.samlMetadataFailedAt ?? row.updatedAt).toISOString() }
+              : null,
+        }
       : null,
     domains: row.domains,
     displayName: row.displayName,
@@ -80,7 +100,14 @@ export function toView(row: SsoConnectionRow): SsoConnectionView {
 
 /** The rows of a connection of the other protocol, cleared when an organization switches. */
 export const NO_OIDC = { clientId: null, clientSecretCiphertext: null };
-export const NO_SAML = { samlSsoUrl: null, samlCertificates: [] as string[], samlMetadataUrl: null };
+export const NO_SAML = {
+  samlSsoUrl: null,
+  samlCertificates: [] as string[],
+  samlMetadataUrl: null,
+  samlMetadataReadAt: null,
+  samlMetadataError: null,
+  samlMetadataFailedAt: null,
+};
 
 export function redirectUri(): string {
   return `${publicOrigin()}${OIDC_CALLBACK_PATH}`;

@@ -47,9 +47,9 @@ export type Meta = OpenApiMeta<{
   successStatus?: number;
   /**
    * A download served by src/server/adapters/download.ts: the audit log's, streamed (JSON Lines or
-   * CSV; true), or an attached file's bytes (`file`).
+   * CSV; true), an attached file's bytes (`file`), or an end user's export document (`end_user_export`).
    */
-  download?: true | "file";
+  download?: true | "file" | "end_user_export";
   /**
    * The endpoint also takes multipart/form-data, served by src/server/adapters/upload.ts: a
    * source's file (true), a file for a chat (`files`, multipart only), or a conversation turn

@@ -24,6 +24,8 @@ import {
   DeletePortalConversationInput,
   DeletePortalConversationOutput,
   GetPortalFileInput,
+  MailExportInput,
+  MailExportOutput,
 } from "@/schemas/portal";
 import { FileOutput } from "@/schemas/attachment";
 import { getFile } from "@/server/services/attachments";
@@ -48,8 +50,7 @@ import { listPortalApps } from "@/server/services/portal-access";
 import { requestSignInCode, verifySignInCode } from "@/server/services/portal-sign-in";
 import { toPublicPortal } from "@/server/services/portals";
 import { getPortalUsage } from "@/server/services/usage";
-import { exportOwnData } from "@/server/services/end-user-data";
-import { EndUserExport } from "@/schemas/end-user-data";
+import { mailExportLink } from "@/server/services/portal-export";
 import { endUserProcedure, portalProcedure, portalRouterFactory as router } from "./portal/init";
 
 export const portalRouter = router({
@@ -121,10 +122,19 @@ export const portalRouter = router({
   }),
 
   account: router({
-    /** Everything the organization holds about the signed-in end user, as the admin's export. */
-    export: endUserProcedure(PortalInput)
-      .output(EndUserExport)
-      .query(({ ctx }) => exportOwnData(ctx.db, ctx.actor)),
+    /**
+     * Everything the organization holds about the signed-in end user, as the admin's export, by
+     * mail: a link to it, for them alone, sent to their address (services/portal-export.ts). The
+     * download itself streams at /api/portal/{portal}/account/export (adapters/portal.ts).
+     */
+    mailExport: endUserProcedure(MailExportInput)
+      .output(MailExportOutput)
+      .mutation(({ ctx, input }) =>
+        mailExportLink(ctx.db, ctx.actor, {
+          portal: ctx.portal,
+          ...(input.language ? { language: input.language } : {}),
+        }),
+      ),
   }),
 
   runs: router({

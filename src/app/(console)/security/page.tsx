@@ -78,6 +78,12 @@ export default function SecurityPage() {
                   <span data-testid="sso-connection">
                     {data.sso.displayName || data.sso.issuer} ({SSO_PROTOCOL[data.sso.protocol]})
                     {data.sso.domains.length > 0 && ` · ${data.sso.domains.join(", ")}`}
+                    {data.sso.metadataError !== null && (
+                      <span className="error" data-testid="sso-metadata-error">
+                        {" "}
+                        · Metadata not read again: {data.sso.metadataError} (the last good one is kept)
+                      </span>
+                    )}
                   </span>
                 ) : (
                   "Not set up"

@@ -112,6 +112,11 @@ export const de: Messages = {
         "Laden Sie alles herunter, was diese Organisation über Sie gespeichert hat: Ihr Profil, Ihre Unterhaltungen, Ausführungen und Anfragen, als eine JSON-Datei.",
       download: "Meine Daten herunterladen",
       preparing: "Wird vorbereitet…",
+      mailLink: "Link per E-Mail senden",
+      mailing: "Wird gesendet…",
+      mailSent: "Ein Link zu Ihren Daten ist unterwegs an {{email}}. Er gilt einmalig, {{hours}} Stunden lang.",
+      linkReady: "Ihre Daten aus dem Link in Ihrer E-Mail sind bereit.",
+      downloadFromLink: "Jetzt herunterladen",
       startNew: "<start>Beginnen Sie eine neue Unterhaltung</start> mit einer Ihrer Apps.",
       search: "Ihre Unterhaltungen durchsuchen",
       noMatch: "Keine Unterhaltung passt.",
@@ -145,12 +150,24 @@ export const de: Messages = {
       service_disabled: "Diese App ist im Moment abgeschaltet.",
       connection_lost:
         "Die Verbindung brach ab, bevor die Antwort fertig war. Ihre Nachricht ist erhalten; versuchen Sie es erneut.",
+      export_link_unavailable:
+        "Dieser Link wurde schon verwendet oder ist abgelaufen. Fordern Sie unten einen neuen an.",
+      export_link_other_user:
+        "Dieser Link wurde an jemand anderen gesendet. Melden Sie sich mit dem Konto an, das ihn erhalten hat.",
     },
     mail: {
       subject: "Ihr Anmeldecode für {{portal}}: {{code}}",
       code: "Ihr Code für die Anmeldung bei {{portal}} lautet {{code}}.",
       expires: "Er gilt einmalig und {{minutes}} Minuten lang. Hier melden Sie sich an: {{link}}",
       notYou: "Falls Sie keinen Code angefordert haben, können Sie diese Nachricht ignorieren.",
+    },
+    exportMail: {
+      subject: "Ihre Daten bei {{portal}}",
+      ready:
+        "Sie haben eine Kopie aller Daten angefordert, die {{portal}} über Sie speichert. Öffnen Sie diesen Link, angemeldet mit Ihrem Konto, um sie herunterzuladen:",
+      expires: "Der Link gilt einmalig, {{hours}} Stunden lang, und nur für Sie.",
+      notYou:
+        "Falls Sie nichts angefordert haben, ignorieren Sie diese Nachricht: Niemand sonst kann den Link verwenden.",
     },
   },
   chat: {

@@ -112,6 +112,11 @@ export const en = {
         "Download everything this organization holds about you: your profile, conversations, runs and requests, as one JSON file.",
       download: "Download my data",
       preparing: "Preparing…",
+      mailLink: "Email me a link",
+      mailing: "Sending…",
+      mailSent: "A link to your data is on its way to {{email}}. It works once, for {{hours}} hours.",
+      linkReady: "Your data from the link in your email is ready.",
+      downloadFromLink: "Download it now",
       startNew: "<start>Start a new conversation</start> with one of your apps.",
       search: "Search your conversations",
       noMatch: "No conversation matches.",
@@ -144,6 +149,8 @@ export const en = {
       insufficient_credits: "There are no credits left for now.",
       service_disabled: "This app is switched off for now.",
       connection_lost: "The connection was lost before the reply was finished. Your message was kept; try again.",
+      export_link_unavailable: "This link was used already or has expired. Ask for a new one below.",
+      export_link_other_user: "This link was sent to someone else. Sign in as the person it was sent to.",
     },
     // The sign-in mail, written on the server (src/server/services/portal-sign-in.ts): plain text.
     mail: {
@@ -151,6 +158,13 @@ export const en = {
       code: "Your code to sign in to {{portal}} is {{code}}.",
       expires: "It works once, for {{minutes}} minutes. Sign in at {{link}}",
       notYou: "If you did not ask for it, ignore this message.",
+    },
+    exportMail: {
+      subject: "Your data from {{portal}}",
+      ready:
+        "You asked for a copy of everything {{portal}} holds about you. Open this link, signed in as yourself, to download it:",
+      expires: "The link works once, for {{hours}} hours, and only for you.",
+      notYou: "If you did not ask for it, ignore this message: nobody else can use the link.",
     },
   },
   chat: {

@@ -112,6 +112,12 @@ export const fr: Messages = {
         "Téléchargez tout ce que cette organisation conserve à votre sujet : votre profil, vos conversations, exécutions et demandes, dans un fichier JSON.",
       download: "Télécharger mes données",
       preparing: "Préparation…",
+      mailLink: "M'envoyer un lien par e-mail",
+      mailing: "Envoi…",
+      mailSent:
+        "Un lien vers vos données est en route vers {{email}}. Il ne sert qu'une fois, pendant {{hours}} heures.",
+      linkReady: "Vos données du lien reçu par e-mail sont prêtes.",
+      downloadFromLink: "Les télécharger",
       startNew: "<start>Commencez une nouvelle conversation</start> avec l'une de vos applications.",
       search: "Rechercher dans vos conversations",
       noMatch: "Aucune conversation ne correspond.",
@@ -145,12 +151,21 @@ export const fr: Messages = {
       service_disabled: "Cette application est désactivée pour le moment.",
       connection_lost:
         "La connexion a été perdue avant la fin de la réponse. Votre message a été conservé\u00a0; réessayez.",
+      export_link_unavailable: "Ce lien a déjà servi ou a expiré. Demandez-en un nouveau ci-dessous.",
+      export_link_other_user: "Ce lien a été envoyé à quelqu'un d'autre. Connectez-vous avec le compte qui l'a reçu.",
     },
     mail: {
       subject: "Votre code de connexion à {{portal}}\u00a0: {{code}}",
       code: "Votre code pour vous connecter à {{portal}} est {{code}}.",
       expires: "Il ne sert qu'une fois et reste valable {{minutes}} minutes. Connectez-vous sur {{link}}",
       notYou: "Si vous n'avez rien demandé, ignorez simplement ce message.",
+    },
+    exportMail: {
+      subject: "Vos données de {{portal}}",
+      ready:
+        "Vous avez demandé une copie de tout ce que {{portal}} conserve à votre sujet. Ouvrez ce lien, connecté à votre compte, pour la télécharger\u00a0:",
+      expires: "Le lien ne sert qu'une fois, pendant {{hours}} heures, et à vous seul.",
+      notYou: "Si vous n'avez rien demandé, ignorez ce message\u00a0: personne d'autre ne peut utiliser ce lien.",
     },
   },
   chat: {

@@ -167,8 +167,9 @@ export const endUsersRouter = router({
         tags,
         summary: "Export everything held about an end user",
         description:
-          "One JSON document: profile, subscriptions and pools, grants, groups, portal sessions (no secrets), conversations with messages and citations, executions with feedback, credit requests, notebook pages, directory links and the audit events that name them.",
+          "One JSON document, streamed: profile, subscriptions and pools, grants, groups, portal sessions (no secrets), conversations with messages and citations, executions with feedback, credit requests, notebook pages, directory links and the audit events that name them.",
       },
+      download: "end_user_export",
       errors: ["not_found"],
     })
     .input(EndUserIdInput)
