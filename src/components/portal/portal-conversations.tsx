@@ -123,14 +123,6 @@ function YourData({ portal }: { portal: string }) {
           {portalErrorText(t, error ?? mail.error)}
         </p>
       ) : null}
-      {mail.data ? (
-        <p role="status">
-          {t("history.mailSent", {
-            email: me.data?.endUser.email ?? "",
-            hours: Math.round(mail.data.expiresInSeconds / 3600),
-          })}
-        </p>
-      ) : null}
       <div className="portal-history-actions">
         <button type="button" onClick={() => void download(null)} disabled={preparing}>
           {preparing ? t("history.preparing") : t("history.download")}
@@ -139,6 +131,14 @@ function YourData({ portal }: { portal: string }) {
           {mail.isPending ? t("history.mailing") : t("history.mailLink")}
         </button>
       </div>
+      {mail.data ? (
+        <p role="status">
+          {t("history.mailSent", {
+            email: me.data?.endUser.email ?? "",
+            hours: Math.round(mail.data.expiresInSeconds / 3600),
+          })}
+        </p>
+      ) : null}
     </section>
   );
 }
