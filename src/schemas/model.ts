@@ -1,7 +1,17 @@
 import { z } from "zod";
 import { BUILT_INS } from "./builder";
 
-export const Model = z.object({ id: z.string(), name: z.string(), provider: z.string() }).meta({ id: "Model" });
+export const Model = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    provider: z.string(),
+    acceptsImages: z.boolean().meta({
+      description:
+        "Whether the model reads images attached to a turn; an app none of whose models does is refused an image (`unsupported_attachment`)",
+    }),
+  })
+  .meta({ id: "Model" });
 export const BuiltInAvailability = z
   .object({
     name: z.enum(BUILT_INS),
