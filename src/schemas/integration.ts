@@ -24,10 +24,10 @@ export type ProviderKind = z.infer<typeof ProviderKind>;
 export const OfferedModel = z.strictObject({
   id: plainText(MAX_LABEL_CHARS).trim().min(1),
   kind: z.enum(["chat", "embedding"]).default("chat"),
-  images: z.boolean().optional().meta({
-    description:
-      "Whether the chat model accepts images attached to a turn (an app whose models do not is refused them with `unsupported_attachment`). Unset: true for Anthropic, false for OpenAI-compatible",
-  }),
+  images: z
+    .boolean()
+    .optional()
+    .meta({ description: "Reads images attached to a turn; unset: true for anthropic, false for openai-compatible" }),
 });
 
 export const ModelProvider = z.object({

@@ -95,7 +95,7 @@ export const CrawlSummary = z
     maxDepth: z.number().int(),
     refresh: z.enum(["daily", "weekly"]).nullable(),
     status: z.enum(["running", "done"]),
-    pages: z.number().int().meta({ description: "Sources found by the crawl (its pages, and a sitemap)" }),
+    pages: z.number().int(),
     startedAt: Timestamp,
     finishedAt: Timestamp.nullable(),
   })
@@ -104,9 +104,7 @@ export type CrawlSummary = z.infer<typeof CrawlSummary>;
 
 export const Knowledgebase = KnowledgebaseSummary.extend({
   sources: z.array(Source),
-  crawls: z.array(CrawlSummary).meta({
-    description: "The crawls started here, newest first; their pages are the sources whose `crawlId` names them",
-  }),
+  crawls: z.array(CrawlSummary).meta({ description: "Newest first; its pages are the sources with its `crawlId`" }),
   pages: z.array(PageIndexEntry),
 });
 export type Knowledgebase = z.infer<typeof Knowledgebase>;

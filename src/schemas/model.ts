@@ -6,10 +6,7 @@ export const Model = z
     id: z.string(),
     name: z.string(),
     provider: z.string(),
-    acceptsImages: z.boolean().meta({
-      description:
-        "Whether the model reads images attached to a turn; an app none of whose models does is refused an image (`unsupported_attachment`)",
-    }),
+    acceptsImages: z.boolean().meta({ description: "Reads images attached to a turn" }),
   })
   .meta({ id: "Model" });
 export const BuiltInAvailability = z
