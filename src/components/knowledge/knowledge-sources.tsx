@@ -280,7 +280,7 @@ export function KnowledgeSources({
         rows={sources.filter((source) => !source.crawlId || !crawlIds.has(source.crawlId))}
         rowKey={(source) => source.id}
         rowTestId="source-row"
-        empty="No sources yet."
+        empty={crawls.length ? "No sources apart from the crawls below." : "No sources yet."}
         columns={columns}
       />
       {crawls.map((crawl) => (
