@@ -56,6 +56,16 @@ const EnvSchema = z.object({
         .map((id) => id.trim())
         .filter(Boolean),
     ),
+  /** Comma-separated ids among those that accept images attached to a turn (the others are refused one). */
+  MODEL_PROVIDER_IMAGE_MODELS: z
+    .string()
+    .default("")
+    .transform((value) =>
+      value
+        .split(",")
+        .map((id) => id.trim())
+        .filter(Boolean),
+    ),
   /** The provider's name as GET /models shows it. */
   MODEL_PROVIDER_NAME: z.string().min(1).default("openai-compatible"),
   /**

@@ -50,6 +50,7 @@ for (const name of [
   "MODEL_PROVIDER_BASE_URL",
   "MODEL_PROVIDER_API_KEY",
   "MODEL_PROVIDER_MODELS",
+  "MODEL_PROVIDER_IMAGE_MODELS",
   "MODEL_PROVIDER_NAME",
 ])
   delete process.env[name];

@@ -24,6 +24,10 @@ export type ProviderKind = z.infer<typeof ProviderKind>;
 export const OfferedModel = z.strictObject({
   id: plainText(MAX_LABEL_CHARS).trim().min(1),
   kind: z.enum(["chat", "embedding"]).default("chat"),
+  images: z
+    .boolean()
+    .optional()
+    .meta({ description: "Reads images attached to a turn; unset: true for anthropic, false for openai-compatible" }),
 });
 
 export const ModelProvider = z.object({
@@ -34,7 +38,7 @@ export const ModelProvider = z.object({
   baseUrl: z.string().nullable(),
   /** Whether an API key is stored; the key itself is never returned. */
   hasApiKey: z.boolean(),
-  models: z.array(z.object({ id: z.string(), kind: z.enum(["chat", "embedding"]) })),
+  models: z.array(z.object({ id: z.string(), kind: z.enum(["chat", "embedding"]), images: z.boolean().optional() })),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });

@@ -87,8 +87,24 @@ export const KnowledgebaseSummary = z.object({
 });
 export type KnowledgebaseSummary = z.infer<typeof KnowledgebaseSummary>;
 
+export const CrawlSummary = z
+  .object({
+    id: Uuid,
+    startUrl: z.string(),
+    maxPages: z.number().int(),
+    maxDepth: z.number().int(),
+    refresh: z.enum(["daily", "weekly"]).nullable(),
+    status: z.enum(["running", "done"]),
+    pages: z.number().int(),
+    startedAt: Timestamp,
+    finishedAt: Timestamp.nullable(),
+  })
+  .meta({ id: "CrawlSummary" });
+export type CrawlSummary = z.infer<typeof CrawlSummary>;
+
 export const Knowledgebase = KnowledgebaseSummary.extend({
   sources: z.array(Source),
+  crawls: z.array(CrawlSummary).meta({ description: "Newest first; its pages are the sources with its `crawlId`" }),
   pages: z.array(PageIndexEntry),
 });
 export type Knowledgebase = z.infer<typeof Knowledgebase>;

@@ -1,7 +1,14 @@
 import { z } from "zod";
 import { BUILT_INS } from "./builder";
 
-export const Model = z.object({ id: z.string(), name: z.string(), provider: z.string() }).meta({ id: "Model" });
+export const Model = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    provider: z.string(),
+    acceptsImages: z.boolean().meta({ description: "Reads images attached to a turn" }),
+  })
+  .meta({ id: "Model" });
 export const BuiltInAvailability = z
   .object({
     name: z.enum(BUILT_INS),

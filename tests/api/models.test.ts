@@ -16,10 +16,13 @@ describe("GET /models", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/^application\/json/);
     expect(response.body).toEqual({
-      models: expect.arrayContaining([{ id: "atrium-offline", name: expect.any(String), provider: "builtin" }]),
+      models: expect.arrayContaining([
+        { id: "atrium-offline", name: expect.any(String), provider: "builtin", acceptsImages: false },
+      ]),
       builtIns: expect.any(Array),
     });
-    for (const model of response.body.models) expect(Object.keys(model).sort()).toEqual(["id", "name", "provider"]);
+    for (const model of response.body.models)
+      expect(Object.keys(model).sort()).toEqual(["acceptsImages", "id", "name", "provider"]);
   });
 
   it("answers in one prepared statement once the process keeps the key and the providers: the count", async () => {

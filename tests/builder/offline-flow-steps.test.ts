@@ -54,6 +54,35 @@ describe("the built-in model in a flow", () => {
     expect(reply).not.toContain("How long until refunds are paid?");
   });
 
+  it("an LLM step whose prompt names only the question answers from the passages an earlier search found", async () => {
+    const tenant = await newOrganization();
+    const key = tenant.orgKey.secret;
+    const knowledgebaseId = await newKnowledgebase(tenant);
+    await newPage(key, knowledgebaseId, {
+      title: "Refund policy",
+      markdown:
+        "## Refunds\nRefunds are paid within 14 days of the request.\n\n## Shipping\nParcels leave within two days.",
+    });
+    const appId = await transactionApp(key, {
+      name: "Support answer",
+      inputs: [{ key: "q", label: "Question", type: "text", required: true }],
+      nodes: [
+        { id: "start", type: "trigger_start", data: {} },
+        { id: "search", type: "knowledge_search", data: { knowledgebaseId, query: "{{inputs.q}}" } },
+        { id: "answer", type: "llm", data: { prompt: "You are a helpful support assistant. Answer: {{inputs.q}}" } },
+        { id: "out", type: "output", data: { value: "{{nodes.answer.output}}" } },
+      ],
+    });
+    const response = await api("POST", `/apps/${appId}/transaction`, {
+      key,
+      body: { input: { q: "When are refunds paid?" } },
+    });
+    expect(response.status, response.text).toBe(200);
+    const reply = JSON.stringify(response.body);
+    expect(reply).toContain("Refunds are paid within 14 days of the request.");
+    expect(reply).not.toMatch(/doesn't have any yet|couldn't find|Parcels|When are refunds paid/);
+  });
+
   it("answers from a template step's output and a summariser's input text; a bare question is not echoed", () => {
     const text = "The meeting moved to Thursday. Lunch is provided. Bring the quarterly report.";
     expect(
@@ -95,7 +124,13 @@ describe("the built-in model in a flow", () => {
       ],
       leadWhenUnmatched: true,
     });
-    expect(offlineStepInput("Summarise: {{inputs.q}}", scope)).toMatchObject({
+    // Named by no step, a search's passages are still what the step answers from…
+    expect(offlineStepInput("Answer: {{inputs.q}}", scope)).toMatchObject({
+      message: "Answer: When is the meeting?",
+      knowledge: [{ title: "Refunds", text: "Refunds are paid in 14 days." }],
+    });
+    // …and with no search before it, the inputs are the text to work on.
+    expect(offlineStepInput("Summarise: {{inputs.q}}", { ...scope, passages: {} })).toMatchObject({
       message: "Summarise:  ",
       knowledge: [{ title: "q", text: "When is the meeting?" }],
     });

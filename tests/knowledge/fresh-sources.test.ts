@@ -275,6 +275,24 @@ describe("crawls", () => {
     await crawlAll();
     const shallowUrls = (await getDb().source.findMany({ where: { crawlId: shallow.crawl!.id } })).map((s) => s.url);
     expect(shallowUrls.sort()).toEqual([`${base}/deep/0`, `${base}/deep/1`]);
+    // The knowledgebase lists the crawl with its bounds and its run, and its pages name it.
+    const detail = await api("GET", `/knowledgebases/${kbId}`, { key });
+    expect(detail.body.crawls).toEqual([
+      {
+        id: shallow.crawl!.id,
+        startUrl: `${base}/deep/0`,
+        maxPages: 10,
+        maxDepth: 1,
+        refresh: null,
+        status: "done",
+        pages: 2,
+        startedAt: expect.any(String),
+        finishedAt: expect.any(String),
+      },
+    ]);
+    expect(detail.body.sources.filter((s: { crawlId: string | null }) => s.crawlId === shallow.crawl!.id)).toHaveLength(
+      2,
+    );
 
     const mapped = await addUrl(key, kbId, {
       url: `${base}/map.xml`,

@@ -4,15 +4,20 @@ import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
 import { create, publish } from "../builder-helpers";
-import { newOrganization, restHandler, toApiResponse } from "../helpers";
-import { converse } from "../runtime-helpers";
+import { api, newOrganization, restHandler, toApiResponse, type Tenant } from "../helpers";
+import { converse, credits } from "../runtime-helpers";
+import { getDb } from "@/server/db";
+import { createModelProvider } from "@/server/services/model-providers";
 
 let fake: FakeOpenAI;
 
 beforeAll(async () => {
   fake = await startFakeOpenAI(() => "A green square.");
   process.env.MODEL_PROVIDER_BASE_URL = fake.baseURL;
-  process.env.MODEL_PROVIDER_MODELS = "gpt-test";
+  process.env.MODEL_PROVIDER_MODELS = "gpt-test,gpt-text";
+  process.env.MODEL_PROVIDER_IMAGE_MODELS = "gpt-test";
+  // The organization provider below is the loopback stand-in.
+  process.env.ALLOW_PRIVATE_INTEGRATION_URLS = "true";
 });
 
 afterAll(() => fake.close());
@@ -40,6 +45,90 @@ function png(): Uint8Array {
     ]),
   );
 }
+
+async function uploadPng(key: string): Promise<string> {
+  const form = new FormData();
+  form.append("file", new File([png() as BlobPart], "photo.bin"));
+  const uploaded = await toApiResponse(
+    await restHandler()(
+      new Request("http://localhost/api/v1/files", {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}` },
+        body: form,
+      }),
+    ),
+  );
+  expect(uploaded.status).toBe(201);
+  return uploaded.body.file.id;
+}
+
+async function appOn(key: string, model: string): Promise<string> {
+  const agent = await create(key, "agents", { name: "Looker", description: "Describes pictures", model });
+  await publish(key, "agents", agent.id);
+  const app = await create(key, "apps", { name: "Pictures", members: [{ id: agent.id, kind: "agent" }] });
+  await publish(key, "apps", app.id);
+  return app.id;
+}
+
+async function written(tenant: Tenant) {
+  const organizationId = tenant.organization.id;
+  return {
+    executions: await getDb().execution.count({ where: { organizationId } }),
+    conversations: await getDb().conversation.count({ where: { organizationId } }),
+    credits: await credits(tenant),
+  };
+}
+
+describe("which models read images", () => {
+  it("an OpenAI-compatible model reads images only when its configuration says so; GET /models tells", async () => {
+    const tenant = await newOrganization();
+    const key = tenant.orgKey.secret;
+    await createModelProvider(getDb(), tenant.operator, {
+      slug: "acme",
+      kind: "openai-compatible",
+      name: "Acme AI",
+      baseUrl: fake.baseURL,
+      models: [
+        { id: "text-only", kind: "chat" },
+        { id: "vision", kind: "chat", images: true },
+      ],
+    });
+    await createModelProvider(getDb(), tenant.operator, {
+      slug: "claude",
+      kind: "anthropic",
+      name: "Anthropic",
+      models: [{ id: "claude-test", kind: "chat" }],
+    });
+    const listed = await api("GET", "/models", { key });
+    expect(listed.status).toBe(200);
+    const images = Object.fromEntries(
+      listed.body.models.map((m: { id: string; acceptsImages: boolean }) => [m.id, m.acceptsImages]),
+    );
+    expect(images).toEqual({
+      "atrium-offline": false,
+      "gpt-test": true,
+      "gpt-text": false,
+      "acme/text-only": false,
+      "acme/vision": true,
+      "claude/claude-test": true,
+    });
+
+    for (const model of ["acme/text-only", "gpt-text", "atrium-offline"]) {
+      const appId = await appOn(key, model);
+      const fileId = await uploadPng(key);
+      const before = await written(tenant);
+      const refused = await converse(key, appId, { message: "What is in this picture?", fileIds: [fileId] });
+      expect(refused.status, model).toBe(422);
+      expect(refused.body.error.code).toBe("unsupported_attachment");
+      expect(await written(tenant)).toEqual(before);
+    }
+
+    const appId = await appOn(key, "acme/vision");
+    const turn = await converse(key, appId, { message: "What is in this picture?", fileIds: [await uploadPng(key)] });
+    expect(turn.status, turn.text).toBe(200);
+    expect(turn.body.reply).toBe("A green square.");
+  });
+});
 
 describe("an image attached to a turn", () => {
   it("reaches a provider model as an image part", async () => {

@@ -82,9 +82,14 @@ describe("provider models", () => {
   it("are listed after the built-in model", async () => {
     const { defaultModels } = await import("@/server/runtime/models");
     expect(defaultModels()).toEqual([
-      { id: "atrium-offline", name: "Atrium offline (extractive, no network)", provider: "builtin" },
-      { id: "gpt-test", name: "gpt-test", provider: "testai" },
-      { id: "other-model", name: "other-model", provider: "testai" },
+      {
+        id: "atrium-offline",
+        name: "Atrium offline (extractive, no network)",
+        provider: "builtin",
+        acceptsImages: false,
+      },
+      { id: "gpt-test", name: "gpt-test", provider: "testai", acceptsImages: false },
+      { id: "other-model", name: "other-model", provider: "testai", acceptsImages: false },
     ]);
   });
 

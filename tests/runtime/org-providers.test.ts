@@ -68,7 +68,12 @@ it("lists an organization's chat models in GET /models as <slug>/<model id>, for
   await withProvider(tenant);
   const mine = await api("GET", "/models", { key: tenant.orgKey.secret });
   expect(mine.status).toBe(200);
-  expect(mine.body.models).toContainEqual({ id: "acme/gpt-org", name: "Acme AI: gpt-org", provider: "acme" });
+  expect(mine.body.models).toContainEqual({
+    id: "acme/gpt-org",
+    name: "Acme AI: gpt-org",
+    provider: "acme",
+    acceptsImages: false,
+  });
   expect(mine.body.models.map((m: { id: string }) => m.id)).not.toContain("acme/embed-org");
   const theirs = await api("GET", "/models", { key: other.orgKey.secret });
   expect(theirs.body.models.map((m: { id: string }) => m.id)).toEqual(["atrium-offline"]);

@@ -2,7 +2,16 @@
 import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
-import { ConfirmButton, DataTable, ErrorAlert, FormActions, FormField, Panel, useMay } from "@/components/console";
+import {
+  ConfirmButton,
+  DataTable,
+  type Column,
+  ErrorAlert,
+  FormActions,
+  FormField,
+  Panel,
+  useMay,
+} from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { MAX_PAGE_MARKDOWN_CHARS, MAX_TITLE_CHARS } from "@/schemas/limits";
 import { CRAWL_BOUNDS } from "@/schemas/source";
@@ -21,8 +30,48 @@ export type SourceRow = {
   crawlId?: string | null;
 };
 
-/** A knowledgebase's sources: add one (a file, a URL, pasted text), see each one's status, retry or delete it. */
-export function KnowledgeSources({ knowledgebaseId, sources }: { knowledgebaseId: string; sources: SourceRow[] }) {
+export type CrawlRow = {
+  id: string;
+  startUrl: string;
+  maxPages: number;
+  maxDepth: number;
+  refresh: string | null;
+  status: string;
+  pages: number;
+  startedAt: string;
+  finishedAt: string | null;
+};
+
+/** A crawl's bounds and its run, in a line. */
+function crawlLine(crawl: CrawlRow): string {
+  const started = new Date(crawl.startedAt).toLocaleString();
+  const run =
+    crawl.status === "running" || !crawl.finishedAt
+      ? `running since ${started}`
+      : `last run ${started}, finished ${new Date(crawl.finishedAt).toLocaleString()}`;
+  return [
+    `up to ${crawl.maxPages} pages, ${crawl.maxDepth} links deep, same host, robots.txt honoured`,
+    crawl.refresh && `refreshed ${crawl.refresh}`,
+    `${crawl.pages} found`,
+    run,
+  ]
+    .filter(Boolean)
+    .join(" · ");
+}
+
+/**
+ * A knowledgebase's sources: add one (a file, a URL, pasted text), see each one's status, retry or
+ * delete it. A crawl's pages are listed under their crawl, with its bounds and its run.
+ */
+export function KnowledgeSources({
+  knowledgebaseId,
+  sources,
+  crawls = [],
+}: {
+  knowledgebaseId: string;
+  sources: SourceRow[];
+  crawls?: CrawlRow[];
+}) {
   const trpc = useTRPC();
   const refresh = useRefreshKnowledgebase();
   const [mode, setMode] = useState<"file" | "url" | "text">("file");
@@ -65,6 +114,87 @@ export function KnowledgeSources({ knowledgebaseId, sources }: { knowledgebaseId
       uploadFile.mutate({ knowledgebaseId, fileName: file.name, contentType: file.type, contentBase64: btoa(binary) });
     }
   }
+  const crawlIds = new Set(crawls.map((crawl) => crawl.id));
+  const columns: Column<SourceRow>[] = [
+    {
+      key: "name",
+      header: "Name",
+      sortValue: (source) => source.name,
+      cell: (source) => (
+        <>
+          <Link href={`/knowledge/${knowledgebaseId}/sources/${source.id}`}>{source.name}</Link>
+          {source.url && <div className="muted">{source.url}</div>}
+          {(source.refresh || source.crawlId) && (
+            <div className="muted">
+              {[
+                source.crawlId && !crawlIds.has(source.crawlId) && "found by a crawl",
+                source.refresh && `refreshed ${source.refresh}`,
+              ]
+                .filter(Boolean)
+                .join(" · ")}
+            </div>
+          )}
+        </>
+      ),
+    },
+    {
+      key: "type",
+      header: "Type",
+      nowrap: true,
+      sortValue: (source) => source.type,
+      cell: (source) => source.type,
+    },
+    {
+      key: "status",
+      header: "Status",
+      sortValue: (source) => source.status,
+      cell: (source) => (
+        <>
+          <span className={`badge${source.status === "failed" ? " revoked" : ""}`}>{source.status}</span>
+          {source.errorMessage && <div className="failure-reason">{source.errorMessage}</div>}
+        </>
+      ),
+    },
+    {
+      key: "size",
+      header: "Size",
+      nowrap: true,
+      sortValue: (source) => source.sizeBytes,
+      cell: (source) => (
+        <span className="muted">{source.sizeBytes ? `${Math.ceil(source.sizeBytes / 1024)} KB` : ""}</span>
+      ),
+    },
+    {
+      key: "added",
+      header: "Added",
+      nowrap: true,
+      sortValue: (source) => source.createdAt,
+      cell: (source) => <span className="muted">{new Date(source.createdAt).toLocaleString()}</span>,
+    },
+    {
+      key: "actions",
+      header: "",
+      nowrap: true,
+      cell: (source) => (
+        <>
+          {source.status === "failed" && (
+            <button type="button" onClick={() => retry.mutate({ knowledgebaseId, sourceId: source.id })}>
+              Retry
+            </button>
+          )}
+          {mayDelete && (
+            <ConfirmButton
+              label="Delete"
+              title={`Delete ${source.name}?`}
+              description="The source, its extracted text and its chunks are deleted; agents no longer find its passages."
+              confirmLabel="Delete source"
+              onConfirm={() => remove.mutate({ knowledgebaseId, sourceId: source.id })}
+            />
+          )}
+        </>
+      ),
+    },
+  ];
   return (
     <Panel title="Sources" label="Sources">
       <form className="form" onSubmit={submit} aria-label="Add a source">
@@ -147,88 +277,27 @@ export function KnowledgeSources({ knowledgebaseId, sources }: { knowledgebaseId
       <DataTable
         label="Sources table"
         cards
-        rows={sources}
+        rows={sources.filter((source) => !source.crawlId || !crawlIds.has(source.crawlId))}
         rowKey={(source) => source.id}
         rowTestId="source-row"
-        empty="No sources yet."
-        columns={[
-          {
-            key: "name",
-            header: "Name",
-            sortValue: (source) => source.name,
-            cell: (source) => (
-              <>
-                <Link href={`/knowledge/${knowledgebaseId}/sources/${source.id}`}>{source.name}</Link>
-                {source.url && <div className="muted">{source.url}</div>}
-                {(source.refresh || source.crawlId) && (
-                  <div className="muted">
-                    {[source.crawlId && "found by a crawl", source.refresh && `refreshed ${source.refresh}`]
-                      .filter(Boolean)
-                      .join(" · ")}
-                  </div>
-                )}
-              </>
-            ),
-          },
-          {
-            key: "type",
-            header: "Type",
-            nowrap: true,
-            sortValue: (source) => source.type,
-            cell: (source) => source.type,
-          },
-          {
-            key: "status",
-            header: "Status",
-            sortValue: (source) => source.status,
-            cell: (source) => (
-              <>
-                <span className={`badge${source.status === "failed" ? " revoked" : ""}`}>{source.status}</span>
-                {source.errorMessage && <div className="failure-reason">{source.errorMessage}</div>}
-              </>
-            ),
-          },
-          {
-            key: "size",
-            header: "Size",
-            nowrap: true,
-            sortValue: (source) => source.sizeBytes,
-            cell: (source) => (
-              <span className="muted">{source.sizeBytes ? `${Math.ceil(source.sizeBytes / 1024)} KB` : ""}</span>
-            ),
-          },
-          {
-            key: "added",
-            header: "Added",
-            nowrap: true,
-            sortValue: (source) => source.createdAt,
-            cell: (source) => <span className="muted">{new Date(source.createdAt).toLocaleString()}</span>,
-          },
-          {
-            key: "actions",
-            header: "",
-            nowrap: true,
-            cell: (source) => (
-              <>
-                {source.status === "failed" && (
-                  <button type="button" onClick={() => retry.mutate({ knowledgebaseId, sourceId: source.id })}>
-                    Retry
-                  </button>
-                )}
-                {mayDelete && (
-                  <ConfirmButton
-                    label="Delete"
-                    title={`Delete ${source.name}?`}
-                    description="The source, its extracted text and its chunks are deleted; agents no longer find its passages."
-                    confirmLabel="Delete source"
-                    onConfirm={() => remove.mutate({ knowledgebaseId, sourceId: source.id })}
-                  />
-                )}
-              </>
-            ),
-          },
-        ]}
+        empty={crawls.length ? "No sources apart from the crawls below." : "No sources yet."}
+        columns={columns}
       />
+      {crawls.map((crawl) => (
+        <section key={crawl.id} aria-label={`Crawl of ${crawl.startUrl}`}>
+          <h3>Crawl of {crawl.startUrl}</h3>
+          <p className="muted">{crawlLine(crawl)}</p>
+          <DataTable
+            label={`Pages of the crawl of ${crawl.startUrl}`}
+            cards
+            rows={sources.filter((source) => source.crawlId === crawl.id)}
+            rowKey={(source) => source.id}
+            rowTestId="source-row"
+            empty="No pages yet."
+            columns={columns}
+          />
+        </section>
+      ))}
     </Panel>
   );
 }

@@ -94,7 +94,7 @@ export function KnowledgebaseView({ knowledgebaseId }: { knowledgebaseId: string
         )}
       </div>
       <RetrievalTest knowledgebaseId={knowledgebaseId} />
-      <KnowledgeSources knowledgebaseId={knowledgebaseId} sources={kb.sources} />
+      <KnowledgeSources knowledgebaseId={knowledgebaseId} sources={kb.sources} crawls={kb.crawls} />
       <RecentActivity targetId={knowledgebaseId} />
     </>
   );

@@ -92,13 +92,13 @@ export interface ModelInfo {
   id: string;
   name: string;
   provider: string;
+  /** Whether images attached to a turn can be given to it. */
+  acceptsImages: boolean;
 }
 
 export interface ChatModel extends ModelInfo {
   /** Whether the model calls tools natively (the offline model matches words instead). */
   callsTools: boolean;
-  /** Whether images attached to a turn can be given to it. */
-  acceptsImages: boolean;
   /** The answer as it is produced, piece by piece. */
   answer(input: AnswerInput): AsyncIterable<string>;
   /** Ids of the candidates to consult for the message, best first; at least one. */

@@ -33,11 +33,19 @@ const BUILTIN: ModelInfo = {
   id: BUILTIN_MODEL_ID,
   name: "Atrium offline (extractive, no network)",
   provider: "builtin",
+  acceptsImages: false,
 };
 
 export interface OfferedModel {
   id: string;
   kind: "chat" | "embedding";
+  /** Set in the provider's configuration; unset, an Anthropic model reads images and an OpenAI-compatible one does not. */
+  images?: boolean;
+}
+
+/** Whether a provider's chat model reads images: as configured, else what its kind is known for. */
+function readsImages(row: ProviderRow, model: OfferedModel): boolean {
+  return model.images ?? row.kind === "anthropic";
 }
 
 /** The client, or a transaction (a publish checks its agent's model inside its own). */
@@ -59,7 +67,12 @@ function offered(row: ProviderRow): OfferedModel[] {
 function envModels(): ModelInfo[] {
   const config = env();
   return config.MODEL_PROVIDER_BASE_URL
-    ? config.MODEL_PROVIDER_MODELS.map((id) => ({ id, name: id, provider: config.MODEL_PROVIDER_NAME }))
+    ? config.MODEL_PROVIDER_MODELS.map((id) => ({
+        id,
+        name: id,
+        provider: config.MODEL_PROVIDER_NAME,
+        acceptsImages: config.MODEL_PROVIDER_IMAGE_MODELS.includes(id),
+      }))
     : [];
 }
 
@@ -150,7 +163,12 @@ function withChatModels(rows: ProviderRow[]): ModelInfo[] {
   const own = rows.flatMap((row) =>
     offered(row)
       .filter((model) => model.kind === "chat")
-      .map((model) => ({ id: `${row.slug}/${model.id}`, name: `${row.name}: ${model.id}`, provider: row.slug })),
+      .map((model) => ({
+        id: `${row.slug}/${model.id}`,
+        name: `${row.name}: ${model.id}`,
+        provider: row.slug,
+        acceptsImages: readsImages(row, model),
+      })),
   );
   return [...defaultModels(), ...own];
 }
@@ -178,14 +196,13 @@ async function organizationModel(
   db: ProviderReader,
   organizationId: string,
   id: string,
-): Promise<{ row: ProviderRow; upstreamId: string } | null> {
+): Promise<{ row: ProviderRow; upstreamId: string; acceptsImages: boolean } | null> {
   const slash = id.indexOf("/");
   if (slash <= 0) return null;
   const [row] = await providerRows(db, organizationId, id.slice(0, slash));
   const upstreamId = id.slice(slash + 1);
-  return row && offered(row).some((model) => model.kind === "chat" && model.id === upstreamId)
-    ? { row, upstreamId }
-    : null;
+  const model = row && offered(row).find((offer) => offer.kind === "chat" && offer.id === upstreamId);
+  return model ? { row, upstreamId, acceptsImages: readsImages(row, model) } : null;
 }
 
 /** The model for an id the organization may use; unknown ids (a provider since removed) fall back to the built-in model. */
@@ -200,7 +217,7 @@ export async function modelFor(db: Db, organizationId: string, id: string | unde
     if (own) {
       const { providerModel } = await import("./provider-model");
       return providerModel(
-        { id, name: `${own.row.name}: ${own.upstreamId}`, provider: own.row.slug },
+        { id, name: `${own.row.name}: ${own.upstreamId}`, provider: own.row.slug, acceptsImages: own.acceptsImages },
         connectionOf(own.row),
         own.upstreamId,
       );

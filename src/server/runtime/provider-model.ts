@@ -119,8 +119,6 @@ export function providerModel(info: ModelInfo, connection: ProviderConnection, u
   return {
     ...info,
     callsTools: true,
-    // The AI SDK sends images to OpenAI-compatible and Anthropic chat models alike.
-    acceptsImages: true,
     async *answer({
       system,
       history,

@@ -1,6 +1,7 @@
 // Knowledgebases: list, create (plan cap), detail with sources and the page index, export.
 // An end user's own notebook is a knowledgebase with endUserId set; to the API it does not exist.
 import type {
+  CrawlSummary,
   Knowledgebase,
   KnowledgebaseLanguage,
   KnowledgebaseSearchMode,
@@ -205,6 +206,14 @@ const KNOWLEDGEBASE_DETAIL = `
         from sources s where s.organization_id = $1 and s.knowledgebase_id = k.id
         order by s.created_at, s.id) source), '[]'::json) as sources,
     coalesce((
+      select json_agg(crawl) from (
+        select c.id, c.start_url as "startUrl", c.max_pages as "maxPages", c.max_depth as "maxDepth",
+          case when c.refresh in ('daily', 'weekly') then c.refresh end as refresh, c.status,
+          (select count(*)::int from sources s where s.crawl_id = c.id and s.organization_id = $1) as pages,
+          ${isoUtc("c.created_at")} as "startedAt", ${isoUtc("c.finished_at")} as "finishedAt"
+        from crawls c where c.organization_id = $1 and c.knowledgebase_id = k.id
+        order by c.created_at desc, c.id) crawl), '[]'::json) as crawls,
+    coalesce((
       select json_agg(page) from (
         select p.id, p.title, p.template_key as "templateKey", p.parent_page_id as "parentPageId",
           ${isoUtc("p.updated_at")} as "updatedAt", p.hook, p.is_folder as "isFolder"
@@ -223,6 +232,7 @@ interface KnowledgebaseDetailRow {
   createdAt: string;
   updatedAt: string;
   sources: Source[];
+  crawls: CrawlSummary[];
   pages: IndexRow[];
 }
 
@@ -247,6 +257,7 @@ export const getKnowledgebase = guarded(
       updatedAt: row.updatedAt,
       counts: { sources: row.sources.length, pages: row.pages.length },
       sources: row.sources,
+      crawls: row.crawls,
       pages: pageIndex(row.pages),
     };
   },

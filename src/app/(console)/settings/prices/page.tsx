@@ -88,6 +88,12 @@ function Prices() {
               sortValue: (model) => model.provider,
             },
             {
+              key: "images",
+              header: "Reads images",
+              cell: (model) => (model.acceptsImages ? "Yes" : "No"),
+              sortValue: (model) => (model.acceptsImages ? 1 : 0),
+            },
+            {
               key: "price",
               header: "Per 1M tokens (in / out)",
               nowrap: true,
