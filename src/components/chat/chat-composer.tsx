@@ -16,7 +16,7 @@ import {
 } from "react";
 import { ATTACHMENT_ACCEPT } from "@/schemas/attachment";
 import { useChatText } from "./chat-i18n";
-import { readableSize, type AttachmentRefusal, type ChatAttachments } from "./use-attachments";
+import { readableSize, type AttachmentRefusal, type ChatAttachments, type PickedAttachment } from "./use-attachments";
 
 /** A conversation message is at most 32,000 characters on every door. */
 export const MESSAGE_MAX = 32_000;
@@ -133,7 +133,7 @@ export function ChatComposer({
               )}
               {item.status === "failed" && (
                 <span className="error chat-attachment-error" role="alert">
-                  {item.error ? t("composer.failed", { reason: item.error }) : t("composer.interrupted")}
+                  {uploadFailureText(t, item)}
                 </span>
               )}
               <button
@@ -222,6 +222,29 @@ export function ChatComposer({
       {aside && <div className="chat-input-aside muted">{aside}</div>}
     </div>
   );
+}
+
+/** Why a file was not uploaded, by the server's status and code, never in the server's English. */
+export function uploadFailureText(
+  t: ReturnType<typeof useChatText>,
+  item: Pick<PickedAttachment, "name" | "failure">,
+): string {
+  const failure = item.failure;
+  if (!failure) return t("composer.interrupted");
+  if (failure.status === 413) return t("composer.refusedSize", { name: item.name });
+  switch (failure.code) {
+    case "unsupported_attachment":
+      return t("composer.refusedType", { name: item.name });
+    case "invalid_request":
+      return t("composer.refusedFile", { name: item.name });
+    case "rate_limited":
+      return t("composer.tooManyUploads");
+    case "unauthorized":
+    case "invalid_embed_token":
+      return t("composer.signedOut");
+    default:
+      return t("composer.notUploaded");
+  }
 }
 
 function refusalText(t: ReturnType<typeof useChatText>, refusal: AttachmentRefusal): string {
