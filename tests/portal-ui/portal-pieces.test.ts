@@ -12,6 +12,7 @@ import {
   portalErrorText,
   waitInWords,
 } from "@/components/portal/portal-errors";
+import { formatFileSize } from "@/lib/file-size";
 import { PORTAL_LANGUAGES } from "@/schemas/portal";
 import { ERROR_CODES, ERROR_STATUS } from "@/server/errors";
 import { contrastRatio, portalTheme } from "@/lib/portal-theme";
@@ -221,9 +222,11 @@ describe("every refusal the portal can receive", () => {
   it("words a refused upload by its status and code in the portal's language", () => {
     const chat = createPortalI18n("fr").getFixedT("fr", "chat");
     const text = (failure?: { status: number; code?: string }) =>
-      uploadFailureText(chat as never, { name: "plan.exe", failure });
+      uploadFailureText(chat as never, (bytes) => formatFileSize(bytes, "fr"), { name: "plan.exe", failure });
     expect(text({ status: 422, code: "unsupported_attachment" })).toMatch(/^plan\.exe ne peut pas être joint/);
-    expect(text({ status: 413, code: "invalid_request" })).toBe("plan.exe dépasse la limite de 10 Mo par fichier.");
+    expect(text({ status: 413, code: "invalid_request" }).replace(/\s/g, " ")).toBe(
+      "plan.exe dépasse la limite de 10 Mo par fichier.",
+    );
     expect(text({ status: 400, code: "invalid_request" })).toMatch(
       /^plan\.exe ne peut pas être joint\u00a0: il est vide/,
     );

@@ -133,10 +133,3 @@ export function useChatAttachments(uploadUrl: string, headers?: () => Record<str
     uploading: items.some((item) => item.status === "uploading"),
   };
 }
-
-/** A size as people read it: 12 KB, 3.4 MB. */
-export function readableSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-}

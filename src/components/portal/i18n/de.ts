@@ -205,7 +205,7 @@ export const de: Messages = {
       interrupted: "Nicht hochgeladen: Die Verbindung wurde unterbrochen.",
       refusedType:
         "{{name}} kann nicht angehängt werden: hängen Sie eine PDF-, Word-, PowerPoint-, Excel-, Text-, Markdown- oder CSV-Datei oder ein PNG-, JPEG- oder WebP-Bild an.",
-      refusedSize: "{{name}} ist größer als 10 MB, die Grenze für eine Datei.",
+      refusedSize: "{{name}} ist größer als {{limit}}, die Grenze für eine Datei.",
       refusedCount: "Höchstens {{max}} Dateien pro Nachricht.",
       dropHere: "Dateien hier ablegen, um sie anzuhängen",
       sentFiles: "Angehängte Dateien",

@@ -199,7 +199,7 @@ export const en = {
       interrupted: "Not uploaded: the connection was interrupted.",
       refusedType:
         "{{name}} can't be attached: attach a PDF, Word, PowerPoint, Excel, text, Markdown or CSV file, or a PNG, JPEG or WebP image.",
-      refusedSize: "{{name}} is over the 10 MB limit for one file.",
+      refusedSize: "{{name}} is over the {{limit}} limit for one file.",
       refusedCount: "At most {{max}} files per message.",
       dropHere: "Drop files to attach them",
       sentFiles: "Attached files",

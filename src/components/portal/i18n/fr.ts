@@ -203,7 +203,7 @@ export const fr: Messages = {
       interrupted: "Non envoyé\u00a0: la connexion a été interrompue.",
       refusedType:
         "{{name}} ne peut pas être joint\u00a0: joignez un fichier PDF, Word, PowerPoint, Excel, texte, Markdown ou CSV, ou une image PNG, JPEG ou WebP.",
-      refusedSize: "{{name}} dépasse la limite de 10 Mo par fichier.",
+      refusedSize: "{{name}} dépasse la limite de {{limit}} par fichier.",
       refusedCount: "{{max}} fichiers au plus par message.",
       dropHere: "Déposez des fichiers pour les joindre",
       sentFiles: "Fichiers joints",
