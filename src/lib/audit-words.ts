@@ -125,6 +125,8 @@ function thingWords(type: string): string {
 export function targetWords(target: AuditNames["target"]): string {
   const name = target.name.trim();
   if (PEOPLE.has(target.type)) return name || `an ${thingWords(target.type)}`;
+  // A subscription is named after the person it belongs to: "gave Alice 25 bonus credits".
+  if (target.type === "subscription" && name) return name;
   if (target.type === "organization") return "the organization";
   return name ? `${thingWords(target.type)} “${name}”` : `a ${thingWords(target.type)}`;
 }

@@ -123,7 +123,7 @@ export const EndUserSort = z.enum(["created", "newest", "email", "lastSeen", "cr
 export type EndUserSort = z.infer<typeof EndUserSort>;
 export const ListEndUsersInput = ListQuery.extend({
   email: plainText(MAX_EMAIL_CHARS).optional().meta({ description: "Exact email (case-insensitive)" }),
-  query: plainText(MAX_EMAIL_CHARS).optional().meta({ description: "Part of an email, for searching" }),
+  query: plainText(MAX_EMAIL_CHARS).optional().meta({ description: "Part of an email or a full name, for searching" }),
   tierPlanId: Uuid.optional().meta({ description: "Only end users with an active subscription to this plan" }),
   groupId: Uuid.optional().meta({ description: "Only members of this user group (a plan's group included)" }),
   status: EndUserStatus.optional().meta({

@@ -46,6 +46,14 @@ describe("audit.readable", () => {
     expect(sentences[0]).toBe(
       "The API key “organization key” changed Alice L.’s full name from “Alice Liddell” to “Alice L.”",
     );
+    // A plan's bonus names the person it went to, not "subscription “Alice L.”".
+    const bonus = await api("POST", `/end-users/${alice.id}/tier-plans/${pro.id}/bonus-credits`, {
+      key: tenant.orgKey.secret,
+      body: { credits: 25 },
+    });
+    expect(bonus.status, bonus.text).toBe(200);
+    const [latest] = await readable(cookie, { action: "subscription.bonus_credits" });
+    expect(latest.sentence).toBe("The API key “organization key” gave Alice L. 25 bonus credits");
     const byOwner = events.find((event) => event.actor.type === "member");
     expect(byOwner.actor).toMatchObject({ name: owner, role: "owner" });
     // The REST API's answer is unchanged: no names, no sentence.

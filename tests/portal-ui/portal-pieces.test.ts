@@ -4,7 +4,17 @@ import { describe, expect, it } from "vitest";
 import { StreamError } from "@/components/chat/stream-reply";
 import { nextRenewal, outOfCreditsMessage, type Credits } from "@/components/portal/credits";
 import { createPortalI18n } from "@/components/portal/i18n";
-import { isUnauthorized, portalError, portalErrorText, waitInWords } from "@/components/portal/portal-errors";
+import { uploadFailureText } from "@/components/chat/chat-composer";
+import {
+  isUnauthorized,
+  PORTAL_ERROR_CODES,
+  portalError,
+  portalErrorText,
+  waitInWords,
+} from "@/components/portal/portal-errors";
+import { formatFileSize } from "@/lib/file-size";
+import { PORTAL_LANGUAGES } from "@/schemas/portal";
+import { ERROR_CODES, ERROR_STATUS } from "@/server/errors";
 import { contrastRatio, portalTheme } from "@/lib/portal-theme";
 
 describe("portalTheme", () => {
@@ -113,7 +123,7 @@ describe("portal errors", () => {
     expect(isUnauthorized(trpcError({ httpStatus: 404, appError: { code: "not_found" } }))).toBe(false);
   });
 
-  it("says how long to wait when sign-in is throttled, words known codes itself and passes other messages through", () => {
+  it("says how long to wait when sign-in is throttled, and words every refusal itself, in the portal's language", () => {
     const throttled = (seconds: number) =>
       trpcError({ httpStatus: 429, appError: { code: "rate_limited", retryAfterSeconds: seconds } });
     expect(portalErrorText(english, throttled(42))).toBe("Too many attempts. Try again in 42 seconds.");
@@ -125,12 +135,22 @@ describe("portal errors", () => {
     expect(portalErrorText(french, new StreamError("lost", 200, "connection_lost"))).toMatch(
       /^La connexion a été perdue/,
     );
+    // The server's English never reaches the end user: a refusal is worded by its code.
     expect(
       portalErrorText(
-        english,
+        french,
         trpcError({ httpStatus: 400, appError: { code: "invalid_request" } }, "Invalid request: email"),
       ),
-    ).toBe("Invalid request: email");
+    ).toBe("Cela n'a pas pu être envoyé tel quel. Vérifiez et réessayez.");
+    expect(
+      portalErrorText(french, trpcError({ httpStatus: 413, appError: { code: "invalid_request" } }, "Too large")),
+    ).toBe("C'est trop volumineux pour être envoyé.");
+    expect(portalErrorText(french, new StreamError("The run was lost", 200, "run_lost"))).toMatch(
+      /^La réponse a été interrompue de notre côté/,
+    );
+    expect(
+      portalErrorText(german, trpcError({ httpStatus: 418, appError: { code: "a_future_code" } }, "In English")),
+    ).toBe("Etwas ist schiefgelaufen. Versuchen Sie es erneut.");
     // The export download's refusals of a mailed link, in the page's language rather than the server's English.
     const used = new StreamError("This link was used already.", 410, "export_link_unavailable");
     expect(portalErrorText(french, used)).toBe("Ce lien a déjà servi ou a expiré. Demandez-en un nouveau ci-dessous.");
@@ -145,5 +165,80 @@ describe("portal errors", () => {
     expect(portalErrorText(german, "thrown as a string")).toBe("Etwas ist schiefgelaufen. Versuchen Sie es erneut.");
     expect(waitInWords(english, 1)).toBe("1 second");
     expect(waitInWords(english, 61)).toBe("2 minutes");
+  });
+});
+
+/**
+ * The server's codes no portal door sends (API keys, members, the console's own references and
+ * provisioning): each is named here so that a new code in src/server/errors.ts fails the walk
+ * below until it is worded for the portal or added here.
+ */
+const NEVER_SENT_TO_THE_PORTAL = [
+  "invalid_api_key",
+  "api_key_revoked",
+  "member_removed",
+  "member_key_required",
+  "api_disabled",
+  "insufficient_scope",
+  "forbidden_role",
+  "groups_disabled",
+  "grants_unsupported",
+  "portal_scope_unsupported",
+  "method_not_allowed",
+  "live_paid_subscription",
+  "directory_managed",
+  "invitation_unavailable",
+  "precondition_failed",
+  "export_too_large",
+  "group_not_found",
+  "plan_group",
+  "tier_not_found",
+  "grant_target_not_found",
+  "end_user_not_found",
+  "agent_not_found",
+  "flow_not_found",
+  "knowledgebase_not_found",
+  "mcp_connection_not_found",
+  "invalid_model",
+];
+/** Codes only a conversation stream's final event carries, and the browser's own. */
+const STREAM_CODES = ["run_lost", "server_shutdown", "connection_lost"];
+
+describe("every refusal the portal can receive", () => {
+  const worded = PORTAL_ERROR_CODES as readonly string[];
+  const translators = { en: english, fr: french, de: german };
+
+  it("is a code the portal words, or one no portal door sends", () => {
+    for (const code of [...ERROR_CODES, ...STREAM_CODES])
+      expect(worded.includes(code) !== NEVER_SENT_TO_THE_PORTAL.includes(code), code).toBe(true);
+    for (const code of NEVER_SENT_TO_THE_PORTAL) expect(ERROR_CODES as string[], code).toContain(code);
+  });
+
+  it.each(PORTAL_LANGUAGES)("is worded in %s by its code, never with the server's message", (language) => {
+    const t = translators[language];
+    for (const code of worded) {
+      const status = (ERROR_STATUS as Record<string, number>)[code] ?? 200;
+      const text = portalErrorText(t, new StreamError("Server English", status, code));
+      expect(text, code).toBe(t(`errors.${code}` as "errors.generic"));
+      expect(text, code).not.toMatch(/Server English|^errors\./);
+      if (language !== "en") expect(text, code).not.toBe(english(`errors.${code}` as "errors.generic"));
+    }
+  });
+
+  it("words a refused upload by its status and code in the portal's language", () => {
+    const chat = createPortalI18n("fr").getFixedT("fr", "chat");
+    const text = (failure?: { status: number; code?: string }) =>
+      uploadFailureText(chat as never, (bytes) => formatFileSize(bytes, "fr"), { name: "plan.exe", failure });
+    expect(text({ status: 422, code: "unsupported_attachment" })).toMatch(/^plan\.exe ne peut pas être joint/);
+    expect(text({ status: 413, code: "invalid_request" }).replace(/\s/g, " ")).toBe(
+      "plan.exe dépasse la limite de 10 Mo par fichier.",
+    );
+    expect(text({ status: 400, code: "invalid_request" })).toMatch(
+      /^plan\.exe ne peut pas être joint\u00a0: il est vide/,
+    );
+    expect(text({ status: 429, code: "rate_limited" })).toMatch(/^Non envoyé\u00a0: trop de fichiers/);
+    expect(text({ status: 401, code: "unauthorized" })).toMatch(/reconnectez-vous/);
+    expect(text({ status: 500, code: "server_error" })).toBe("Non envoyé. Réessayez.");
+    expect(text()).toBe("Non envoyé\u00a0: la connexion a été interrompue.");
   });
 });

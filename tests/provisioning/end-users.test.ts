@@ -290,6 +290,10 @@ describe("end-user endpoints", () => {
     expect(byEmail.body.endUsers.map((u: { id: string }) => u.id)).toEqual([ids[2]]);
     const search = await api("GET", "/end-users?query=WALK-3", { key: tenant.orgKey.secret });
     expect(search.body.endUsers.map((u: { id: string }) => u.id)).toEqual([ids[3]]);
+    // A person is found by name too (part of it, any case), as an owner looks for them.
+    await api("PATCH", `/end-users/${ids[1]}`, { key: tenant.orgKey.secret, body: { fullName: "Alice Martin" } });
+    const byName = await api("GET", "/end-users?query=martin", { key: tenant.orgKey.secret });
+    expect(byName.body.endUsers.map((u: { id: string }) => u.id)).toEqual([ids[1]]);
 
     await api("DELETE", `/end-users/${ids[0]}`, { key: tenant.orgKey.secret });
     const after = await api("GET", "/end-users", { key: tenant.orgKey.secret });

@@ -8,10 +8,12 @@ import { spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createRestHandler } from "@/server/adapters/rest";
 import { closeDb, createDb, getDb } from "@/server/db";
+import { create } from "../builder-helpers";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
+import { newOrganization } from "../helpers";
 import { portalScenario, type PortalScenario } from "../portal/helpers";
 import { credits, deltaText, publishedApp, readEvents, type PublishedApp } from "../runtime-helpers";
 
@@ -119,17 +121,19 @@ function post(server: Server, app: PublishedApp, key: string, forEndUser?: Porta
   });
 }
 
-function get(server: Server, app: PublishedApp, pathname: string, headers: Record<string, string> = {}) {
+function get(server: Server, app: Pick<PublishedApp, "key">, pathname: string, headers: Record<string, string> = {}) {
   return fetch(`${server.url}/api/v1${pathname}`, { headers: { authorization: `Bearer ${app.key}`, ...headers } });
 }
 
 /** The execution, once it is no longer missing or running; fails after `ms`. */
-async function settledExecution(server: Server, app: PublishedApp, id: string, ms: number) {
+async function settledExecution(server: Server, app: Pick<PublishedApp, "key">, id: string, ms: number) {
   const deadline = Date.now() + ms;
   for (;;) {
     const response = await get(server, app, `/executions/${id}`);
     if (response.status === 200)
-      return ((await response.json()) as { execution: { status: string; credits: number; error: string } }).execution;
+      return (
+        (await response.json()) as { execution: { kind: string; status: string; credits: number; error: string } }
+      ).execution;
     if (Date.now() > deadline) throw new Error(`No execution ${id} after ${ms} ms (last status ${response.status})`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -225,6 +229,55 @@ describe("a run lost with its process", () => {
     expect(await credits(app.tenant)).toBe(before);
     expect((await pool()).creditsUsed).toBe(0);
     await expectUsageMatchesBalance(app, before, app);
+  }, 180_000);
+
+  it("kill -9 mid-way through a test run: the sweeper ends the case in flight failed and given back; the cases after it never ran nor paid", async () => {
+    const [a, b] = await Promise.all([startServer(), startServer()]);
+    const tenant = await newOrganization();
+    const key = tenant.orgKey.secret;
+    const agent = await create(key, "agents", { name: "Slow helper", model: "slow-model" });
+    // A priced case reserves its minimum: the lease records 3, all given back when it is lost.
+    await getDb().modelPrice.create({
+      data: {
+        organizationId: tenant.organization.id,
+        modelId: "slow-model",
+        inputCreditsPerMillion: 0,
+        outputCreditsPerMillion: 0,
+        minimumCredits: 3,
+      },
+    });
+    const before = await credits(tenant);
+    const cases = ["How long do refunds take?", "When is a refund paid?", "Is shipping refunded?"].map((input) => ({
+      input,
+      expectedBehavior: "Says fourteen days",
+    }));
+    const running = fetch(`${a.url}/api/v1/agents/${agent.id}/tests`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ cases }),
+    }).catch((error: unknown) => error);
+    const lease = await vi.waitFor(
+      async () => {
+        const row = await getDb().runLease.findFirst({ where: { organizationId: tenant.organization.id } });
+        expect(row).not.toBeNull();
+        return row!;
+      },
+      { timeout: 20_000, interval: 20 },
+    );
+    expect(lease.execution).toMatchObject({ kind: "test", itemId: agent.id, itemKind: "agent" });
+    expect(lease.charge).toMatchObject({ amount: 3 });
+    expect(await credits(tenant)).toBe(before - 3);
+
+    a.child.kill("SIGKILL");
+    await a.exited;
+    expect(await running).toBeInstanceOf(Error);
+    const execution = await settledExecution(b, { key }, lease.id, LOST_AFTER_MS * 4);
+    expect(execution).toMatchObject({ kind: "test", status: "failed", credits: 0 });
+    expect(execution.error).toMatch(/lost/);
+    // Only the case in flight was charged, and it was given back: the balance is whole again.
+    expect(await credits(tenant)).toBe(before);
+    expect(await getDb().execution.count({ where: { organizationId: tenant.organization.id } })).toBe(1);
+    expect(await getDb().runLease.count({ where: { organizationId: tenant.organization.id } })).toBe(0);
   }, 180_000);
 
   it("SIGTERM past the grace: its stream gets a final error naming the shutdown, the run ends failed and its key is free", async () => {

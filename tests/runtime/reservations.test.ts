@@ -15,6 +15,7 @@ vi.hoisted(() => {
 import { getDb } from "@/server/db";
 import { RUN_LIMITS } from "@/server/runtime/limits";
 import { RUN_LOST, settleLostRun } from "@/server/runtime/run-leases";
+import { create } from "../builder-helpers";
 import { DEFAULT_FAKE_USAGE, startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
 import { api, expectError, newOrganization, type Tenant } from "../helpers";
 import { portalScenario } from "../portal/helpers";
@@ -132,6 +133,48 @@ describe("reservations", () => {
     const charged = (await executions(tenant)).reduce((sum, execution) => sum + execution.credits, 0);
     expect(charged).toBe(5 * statuses.filter((status) => status === 200).length);
     expect(await credits(tenant)).toBe(balance - charged);
+  });
+});
+
+describe("a graded test case on a priced model", () => {
+  const CASE = { input: "How long do refunds take?", expectedBehavior: "Says fourteen days" };
+
+  it("reserves before each call, its grader's included (capped like an answer), and settles what both cost", async () => {
+    const tenant = await newOrganization({ credits: 5_000 });
+    const key = tenant.orgKey.secret;
+    const agent = await create(key, "agents", { name: "Priced helper", model: "tool-model" });
+    await setPrice(key, "tool-model");
+    const calls = openai.requests.length;
+    const response = await api("POST", `/agents/${agent.id}/tests`, { key, body: { cases: [CASE] } });
+    expect(response.status, response.text).toBe(200);
+    // The answer and the grading, each capped at the reserved maximum.
+    expect(openai.requests.slice(calls).map((request) => request.maxTokens)).toEqual([
+      RUN_LIMITS.callOutputTokens,
+      RUN_LIMITS.callOutputTokens,
+    ]);
+    // 5 output tokens each: 10 credits kept, the rest of both ceilings released.
+    expect(await credits(tenant)).toBe(5_000 - 10);
+    const [execution] = await executions(tenant);
+    expect(execution).toMatchObject({ kind: "test", status: "succeeded", credits: 10 });
+    expect(await getDb().runLease.count({ where: { organizationId: tenant.organization.id } })).toBe(0);
+  });
+
+  it("does not grade a case whose grader's ceiling the balance cannot hold: the answer is charged what it cost", async () => {
+    const ceiling = RUN_LIMITS.callOutputTokens;
+    // Room for the answer's ceiling, not for the grader's on top of it.
+    const tenant = await newOrganization({ credits: ceiling + ceiling / 2 });
+    const key = tenant.orgKey.secret;
+    const agent = await create(key, "agents", { name: "Priced helper", model: "tool-model" });
+    await setPrice(key, "tool-model");
+    const calls = openai.requests.length;
+    const response = await api("POST", `/agents/${agent.id}/tests`, { key, body: { cases: [CASE] } });
+    expect(response.status, response.text).toBe(200);
+    expect(openai.requests.length).toBe(calls + 1);
+    const [result] = response.body.results;
+    expect(result).toMatchObject({ passed: false, output: "Five tokens of answer here." });
+    expect(result.failures[0].reason).toMatch(/credits/i);
+    expect(await credits(tenant)).toBe(ceiling + ceiling / 2 - 5);
+    expect((await executions(tenant))[0]).toMatchObject({ kind: "test", credits: 5 });
   });
 });
 

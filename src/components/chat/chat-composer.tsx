@@ -14,9 +14,9 @@ import {
   type FormEvent,
   type ReactNode,
 } from "react";
-import { ATTACHMENT_ACCEPT } from "@/schemas/attachment";
-import { useChatText } from "./chat-i18n";
-import { readableSize, type AttachmentRefusal, type ChatAttachments } from "./use-attachments";
+import { ATTACHMENT_ACCEPT, MAX_ATTACHMENT_BYTES } from "@/schemas/attachment";
+import { useChatFileSize, useChatText } from "./chat-i18n";
+import { type AttachmentRefusal, type ChatAttachments, type PickedAttachment } from "./use-attachments";
 
 /** A conversation message is at most 32,000 characters on every door. */
 export const MESSAGE_MAX = 32_000;
@@ -55,6 +55,7 @@ export function ChatComposer({
   attachments?: ChatAttachments;
 }) {
   const t = useChatText();
+  const fileSize = useChatFileSize();
   const box = useRef<HTMLTextAreaElement>(null);
   const picker = useRef<HTMLInputElement>(null);
   const [refusedFile, setRefusedFile] = useState(false);
@@ -108,7 +109,7 @@ export function ChatComposer({
       )}
       {attachments?.refusal && (
         <div className="chat-blocked" role="alert" data-testid="composer-refused-file">
-          {refusalText(t, attachments.refusal)}
+          {refusalText(t, fileSize, attachments.refusal)}
         </div>
       )}
       {dragging && <div className="chat-drop-hint muted">{t("composer.dropHere")}</div>}
@@ -123,7 +124,7 @@ export function ChatComposer({
               <span className="chat-attachment-name" title={item.name}>
                 {item.name}
               </span>
-              <span className="muted chat-attachment-size">{readableSize(item.size)}</span>
+              <span className="muted chat-attachment-size">{fileSize(item.size)}</span>
               {item.status === "uploading" && (
                 <progress
                   max={1}
@@ -133,7 +134,7 @@ export function ChatComposer({
               )}
               {item.status === "failed" && (
                 <span className="error chat-attachment-error" role="alert">
-                  {item.error ? t("composer.failed", { reason: item.error }) : t("composer.interrupted")}
+                  {uploadFailureText(t, fileSize, item)}
                 </span>
               )}
               <button
@@ -224,12 +225,41 @@ export function ChatComposer({
   );
 }
 
-function refusalText(t: ReturnType<typeof useChatText>, refusal: AttachmentRefusal): string {
+/** Why a file was not uploaded, by the server's status and code, never in the server's English. */
+export function uploadFailureText(
+  t: ReturnType<typeof useChatText>,
+  fileSize: (bytes: number) => string,
+  item: Pick<PickedAttachment, "name" | "failure">,
+): string {
+  const failure = item.failure;
+  if (!failure) return t("composer.interrupted");
+  if (failure.status === 413)
+    return t("composer.refusedSize", { name: item.name, limit: fileSize(MAX_ATTACHMENT_BYTES) });
+  switch (failure.code) {
+    case "unsupported_attachment":
+      return t("composer.refusedType", { name: item.name });
+    case "invalid_request":
+      return t("composer.refusedFile", { name: item.name });
+    case "rate_limited":
+      return t("composer.tooManyUploads");
+    case "unauthorized":
+    case "invalid_embed_token":
+      return t("composer.signedOut");
+    default:
+      return t("composer.notUploaded");
+  }
+}
+
+function refusalText(
+  t: ReturnType<typeof useChatText>,
+  fileSize: (bytes: number) => string,
+  refusal: AttachmentRefusal,
+): string {
   switch (refusal.kind) {
     case "type":
       return t("composer.refusedType", { name: refusal.name });
     case "size":
-      return t("composer.refusedSize", { name: refusal.name });
+      return t("composer.refusedSize", { name: refusal.name, limit: fileSize(MAX_ATTACHMENT_BYTES) });
     case "count":
       return t("composer.refusedCount", { max: refusal.max });
   }

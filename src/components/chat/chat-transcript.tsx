@@ -5,13 +5,12 @@
 // one), helpful or not; the last question can be edited and sent again. A question's files
 // download by their names.
 import { useEffect, useRef, useState, type FormEvent, type MouseEvent, type ReactNode } from "react";
-import { useChatText } from "./chat-i18n";
+import { useChatFileSize, useChatText } from "./chat-i18n";
 import { ChatMarkdown, type ChatCitation } from "./chat-markdown";
 import "./chat.css";
 import { CitationList, CitationPanel } from "./citation-panel";
 import { MessageActions, type FeedbackRating } from "./message-actions";
 import type { PendingTurn } from "./use-chat-turn";
-import { readableSize } from "./use-attachments";
 
 export interface TranscriptMessage {
   id: string;
@@ -112,6 +111,7 @@ function Question({
   onEdit?: (text: string) => void;
 }) {
   const t = useChatText();
+  const fileSize = useChatFileSize();
   const [editing, setEditing] = useState(false);
   const [text, setText] = useState(content);
   function send(event: FormEvent) {
@@ -147,7 +147,7 @@ function Question({
           {attachments.map((file) => (
             <li key={file.id}>
               {files ? <FileLink file={file} files={files} /> : file.name}{" "}
-              <span className="muted">{readableSize(file.sizeBytes)}</span>
+              <span className="muted">{fileSize(file.sizeBytes)}</span>
             </li>
           ))}
         </ul>

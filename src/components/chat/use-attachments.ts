@@ -16,8 +16,8 @@ export interface PickedAttachment {
   progress: number;
   status: AttachmentStatus;
   id?: string;
-  /** Why the upload failed (the server's message). */
-  error?: string;
+  /** Why the upload failed: the server's status and code (worded by the composer); none when the connection failed. */
+  failure?: { status: number; code?: string };
 }
 
 export type AttachmentRefusal =
@@ -65,15 +65,15 @@ export function useChatAttachments(uploadUrl: string, headers?: () => Record<str
       };
       request.onload = () => {
         requests.current.delete(key);
-        let body: { file?: { id: string }; error?: { message?: string } } = {};
+        let body: { file?: { id: string }; error?: { code?: string } } = {};
         try {
           body = JSON.parse(request.responseText);
         } catch {
           // not JSON: the status says enough
         }
         if (request.status === 201 && body.file) update(key, { status: "ready", progress: 1, id: body.file.id });
-        // Without the server's words, the composer says the upload was interrupted, in the reader's language.
-        else update(key, { status: "failed", error: body.error?.message });
+        // The composer words the refusal by its code, in the reader's language.
+        else update(key, { status: "failed", failure: { status: request.status, code: body.error?.code } });
       };
       request.onerror = () => {
         requests.current.delete(key);
@@ -132,11 +132,4 @@ export function useChatAttachments(uploadUrl: string, headers?: () => Record<str
     fileIds: items.flatMap((item) => (item.status === "ready" && item.id ? [item.id] : [])),
     uploading: items.some((item) => item.status === "uploading"),
   };
-}
-
-/** A size as people read it: 12 KB, 3.4 MB. */
-export function readableSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }

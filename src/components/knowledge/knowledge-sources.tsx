@@ -15,6 +15,7 @@ import {
 import { useTRPC } from "@/lib/trpc";
 import { MAX_PAGE_MARKDOWN_CHARS, MAX_TITLE_CHARS } from "@/schemas/limits";
 import { CRAWL_BOUNDS } from "@/schemas/source";
+import { formatFileSize } from "@/lib/file-size";
 import { useRefreshKnowledgebase } from "./use-refresh-knowledgebase";
 
 export type SourceRow = {
@@ -160,9 +161,7 @@ export function KnowledgeSources({
       header: "Size",
       nowrap: true,
       sortValue: (source) => source.sizeBytes,
-      cell: (source) => (
-        <span className="muted">{source.sizeBytes ? `${Math.ceil(source.sizeBytes / 1024)} KB` : ""}</span>
-      ),
+      cell: (source) => <span className="muted">{source.sizeBytes ? formatFileSize(source.sizeBytes) : ""}</span>,
     },
     {
       key: "added",

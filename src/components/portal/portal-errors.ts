@@ -37,22 +37,52 @@ export function isUnauthorized(error: unknown): boolean {
   return info.status === 401 || info.code === "unauthorized" || info.code === "UNAUTHORIZED";
 }
 
-/** The codes the portal words itself; any other shows the server's message. */
-const WORDED_CODES = [
+/**
+ * Every code the portal's doors (its tRPC door, the conversation stream, uploads, the embed) may
+ * answer, each worded in `errors.<code>` of every language: the end user never reads the server's
+ * English. tests/portal-ui/portal-pieces.test.ts walks the server's codes and fails on one that is
+ * neither here nor named there as never sent to the portal.
+ */
+export const PORTAL_ERROR_CODES = [
   "invalid_code",
   "rate_limited",
   "unauthorized",
+  "invalid_embed_token",
   "not_found",
   "insufficient_credits",
   "service_disabled",
-  "connection_lost",
+  "model_not_in_plan",
+  "plan_limit",
+  "feature_not_available",
+  "origin_not_allowed",
+  "cross_origin_request",
+  "invalid_request",
+  "conflict",
+  "canceled",
+  "deleted_identity",
+  "version_not_found",
+  "invalid_workflow",
+  "unpublished_dependencies",
+  "run_limit_exceeded",
+  "unsupported_attachment",
+  "server_error",
+  "output_invalid",
+  "provider_error",
+  "search_unavailable",
+  "service_unavailable",
+  // A mailed export link's refusals (the portal's Your data).
   "export_link_unavailable",
   "export_link_other_user",
+  // Only in a conversation stream's final `error` event (runtime/run-leases.ts).
+  "run_lost",
+  "server_shutdown",
+  // The browser's own: a stream that ended without its last event.
+  "connection_lost",
 ] as const;
-type WordedCode = (typeof WORDED_CODES)[number];
+type WordedCode = (typeof PORTAL_ERROR_CODES)[number];
 
 function isWorded(code: string | undefined): code is WordedCode {
-  return (WORDED_CODES as readonly (string | undefined)[]).includes(code);
+  return (PORTAL_ERROR_CODES as readonly (string | undefined)[]).includes(code);
 }
 
 /** A wait in words: "45 seconds", "2 minutes". */
@@ -62,16 +92,17 @@ export function waitInWords(t: TFunction<"portal">, seconds: number): string {
 }
 
 /**
- * What the end user reads about a failed call: throttling says how long to wait. A server fault
- * (5xx), or a failure with no answer at all (the browser's "Failed to fetch"), is said in the
- * portal's language rather than in the server's or the browser's English.
+ * What the end user reads about a failed call, in the portal's language, chosen by its code:
+ * throttling says how long to wait, a body too large says so, and anything else (a code the
+ * portal does not know, the browser's "Failed to fetch") is the generic sentence, never the
+ * server's or the browser's English.
  */
 export function portalErrorText(t: TFunction<"portal">, error: unknown): string {
   const info = portalError(error);
   if ((info.status === 429 || info.code === "rate_limited") && info.retryAfterSeconds !== undefined) {
     return t("errors.tooManyAttempts", { wait: waitInWords(t, info.retryAfterSeconds) });
   }
+  if (info.status === 413) return t("errors.tooLarge");
   if (isWorded(info.code)) return t(`errors.${info.code}`);
-  const fault = info.status === undefined || info.status >= 500;
-  return fault || !info.message ? t("errors.generic") : info.message;
+  return t("errors.generic");
 }

@@ -8,13 +8,14 @@ import { AgentDocument, AppDocument, FlowDocument, type BuilderKind } from "@/sc
 import type { ExecutionUsage } from "@/schemas/runtime";
 import { actorLabel, type Actor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
-import { AppError } from "@/server/errors";
+import { AppError, isAppError } from "@/server/errors";
 import { BilledRun, RUN_CREDITS } from "./billed-run";
 import { RUN_LOST } from "./run-leases";
 import { jsonObjectIn } from "./json-in-text";
 import { appRunForDraft, assertCompleteDraft, loadDraft } from "./load";
 import { BUILTIN_MODEL_ID, modelFor } from "./models";
-import { runnableModels } from "./metering";
+import { estimateTokens, runnableModels } from "./metering";
+import type { Grade } from "./model-types";
 import { runPricing, type RunPricing } from "./run-pricing";
 import {
   boundedReply,
@@ -24,6 +25,7 @@ import {
   runApp,
   runFlow,
   type AppRun,
+  type RunContext,
   type Runnable,
 } from "./run";
 
@@ -149,20 +151,7 @@ export async function runGradedCase(
     error = billed.outcome().error;
   }
   // The case is paid for already: a grader that fails marks its case, never the whole run.
-  const grade = error
-    ? { passed: false, reason: error }
-    : await target.grader
-        .grade({
-          input: testCase.input,
-          output,
-          expectedBehavior: testCase.expected,
-          // Grading is a model call of the case: a priced grader's tokens are charged with it.
-          onUsage: (usage) => ctx.meter.record(target.grader, usage, "succeeded"),
-        })
-        .catch(() => ({
-          passed: false,
-          reason: "The model provider failed or timed out while grading this case; run the test again later.",
-        }));
+  const grade = error ? { passed: false, reason: error } : await gradeCase(ctx, target.grader, testCase, output);
   if (!error) await billed.settle();
   // Settled as lost meanwhile (run-leases.ts): that settlement recorded the case failed and gave its credit back.
   const settled = billed.outcome().error === RUN_LOST.message;
@@ -190,6 +179,41 @@ export async function runGradedCase(
     credits: lost ? 0 : outcome.credits,
     usage: outcome.usage,
   };
+}
+
+/**
+ * Grades a case's output. Grading is a model call of the case, reserved, capped and charged as
+ * its other calls are (billed-run.ts): a reservation the balance cannot hold leaves the case
+ * ungraded (failed, the call not made), and the case pays what its calls cost.
+ */
+async function gradeCase(
+  ctx: RunContext,
+  grader: CaseTarget["grader"],
+  testCase: { input: string; expected: string },
+  output: string,
+): Promise<Grade> {
+  let maxOutputTokens: number | undefined;
+  try {
+    maxOutputTokens = await ctx.meter.reserve(grader.id, estimateTokens(testCase.input, testCase.expected, output));
+  } catch (cause) {
+    // Not an AppError: the case was settled as lost meanwhile, which its outcome says.
+    return {
+      passed: false,
+      reason: `The case was not graded: ${isAppError(cause) ? cause.message : RUN_LOST.message}`,
+    };
+  }
+  return grader
+    .grade({
+      input: testCase.input,
+      output,
+      expectedBehavior: testCase.expected,
+      maxOutputTokens,
+      onUsage: (usage) => ctx.meter.record(grader, usage, "succeeded"),
+    })
+    .catch(() => ({
+      passed: false,
+      reason: "The model provider failed or timed out while grading this case; run the test again later.",
+    }));
 }
 
 /** Graded runs need the quality checker in the organization's plan. */

@@ -113,6 +113,8 @@ export interface ChatModel extends ModelInfo {
     input: string;
     output: string;
     expectedBehavior: string;
+    /** The grading's output cap when its call was reserved (a priced model). */
+    maxOutputTokens?: number;
     signal?: AbortSignal;
     onUsage?: UsageListener;
   }): Promise<Grade>;

@@ -211,12 +211,13 @@ export function providerModel(info: ModelInfo, connection: ProviderConnection, u
       return known.length > 0 ? known : offlineRoute(message, candidates);
     },
 
-    async grade({ input, output, expectedBehavior, signal, onUsage }): Promise<Grade> {
+    async grade({ input, output, expectedBehavior, maxOutputTokens, signal, onUsage }): Promise<Grade> {
       const { text, totalUsage } = await generateText({
         model,
         experimental_telemetry: telemetry("generate"),
         abortSignal: callSignal(signal),
         maxRetries: 1,
+        ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
         system:
           'You grade an assistant\'s output against the expected behaviour. Reply with JSON {"passed": boolean, "reason": string} and nothing else.',
         prompt: `Input: ${input}\n\nExpected behaviour: ${expectedBehavior}\n\nOutput: ${output}`,

@@ -664,7 +664,10 @@ export const listEndUsers = guarded(
         `exists (select 1 from group_members m where m.end_user_id = u.id and m.group_id = ${param(input.groupId)}::uuid)`,
       );
     if (input.email) where.push(`u.email = ${param(normalizeEmail(input.email))}`);
-    if (input.query?.trim()) where.push(`u.email ilike ${param(`%${likeEscaped(input.query.trim())}%`)}`);
+    if (input.query?.trim()) {
+      const pattern = param(`%${likeEscaped(input.query.trim())}%`);
+      where.push(`(u.email ilike ${pattern} or u.full_name ilike ${pattern})`);
+    }
     if (input.status) where.push(STATUS_SQL[input.status]);
     if (input.cursor) {
       const [key, id] = readListCursor(sort, input.cursor);

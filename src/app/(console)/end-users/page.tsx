@@ -211,8 +211,8 @@ function EndUsers() {
       <Panel>
         <form className="row" onSubmit={submitSearch} role="search">
           <input
-            aria-label="Search by email"
-            placeholder="Search by email"
+            aria-label="Search by email or name"
+            placeholder="Search by email or name"
             value={search}
             onChange={(e) => setSearch(e.target.value)}
           />

@@ -150,6 +150,37 @@ export const de: Messages = {
       service_disabled: "Diese App ist im Moment abgeschaltet.",
       connection_lost:
         "Die Verbindung brach ab, bevor die Antwort fertig war. Ihre Nachricht ist erhalten; versuchen Sie es erneut.",
+      tooLarge: "Das ist zu groß zum Senden.",
+      invalid_embed_token:
+        "Diese Seite konnte nicht bestätigen, wer Sie sind. Laden Sie sie neu oder melden Sie sich auf der Website, die sie zeigt, erneut an.",
+      model_not_in_plan: "Ihr Tarif enthält nicht, was diese App braucht. Fragen Sie nach einem Tarif, der es enthält.",
+      plan_limit: "Die Grenze Ihres Tarifs ist vorerst erreicht.",
+      feature_not_available: "Das gehört nicht zum aktuellen Tarif.",
+      origin_not_allowed: "Dieses Portal kann auf dieser Website nicht angezeigt werden.",
+      cross_origin_request:
+        "Diese Anfrage kam von einer anderen Website und wurde abgelehnt. Laden Sie die Seite neu und versuchen Sie es erneut.",
+      invalid_request: "Das konnte so nicht gesendet werden. Prüfen Sie es und versuchen Sie es erneut.",
+      conflict: "Das läuft bereits. Warten Sie einen Moment und versuchen Sie es erneut.",
+      canceled: "Die Antwort wurde angehalten.",
+      deleted_identity: "Dieses Konto wurde gelöscht.",
+      version_not_found: "Diese App kann gerade nicht laufen. Versuchen Sie es später erneut.",
+      invalid_workflow:
+        "Diese App kann gerade nicht laufen: Ihre Einrichtung ist unvollständig. Versuchen Sie es später erneut.",
+      unpublished_dependencies:
+        "Diese App kann gerade nicht laufen: Ein Teil ist noch nicht veröffentlicht. Versuchen Sie es später erneut.",
+      run_limit_exceeded:
+        "Die Antwort brauchte mehr Schritte, als diese App erlaubt. Stellen Sie eine einfachere Frage.",
+      unsupported_attachment:
+        "Eine Datei kann hier nicht gelesen werden: Hängen Sie eine PDF-, Word-, PowerPoint-, Excel-, Text-, Markdown- oder CSV-Datei oder ein PNG-, JPEG- oder WebP-Bild an.",
+      server_error: "Auf unserer Seite ist etwas schiefgelaufen. Es wurde nichts berechnet; versuchen Sie es erneut.",
+      output_invalid: "Die Antwort war fehlerhaft. Versuchen Sie es erneut.",
+      provider_error: "Der KI-Dienst hat nicht geantwortet. Versuchen Sie es gleich noch einmal.",
+      search_unavailable: "Die Suche ist im Moment nicht verfügbar. Versuchen Sie es gleich noch einmal.",
+      service_unavailable: "Der Dienst ist kurz nicht verfügbar. Versuchen Sie es gleich noch einmal.",
+      run_lost:
+        "Die Antwort wurde auf unserer Seite unterbrochen, und Ihr Credit wurde zurückgegeben. Senden Sie Ihre Nachricht erneut.",
+      server_shutdown:
+        "Die Antwort wurde durch einen Neustart unterbrochen, und Ihr Credit wurde zurückgegeben. Senden Sie Ihre Nachricht erneut.",
       export_link_unavailable:
         "Dieser Link wurde schon verwendet oder ist abgelaufen. Fordern Sie unten einen neuen an.",
       export_link_other_user:
@@ -183,11 +214,15 @@ export const de: Messages = {
       attachments: "Zu sendende Dateien",
       remove: "{{name}} entfernen",
       uploading: "Wird hochgeladen… {{percent}}\u00a0%",
-      failed: "Nicht hochgeladen: {{reason}}",
+      signedOut: "Nicht hochgeladen: Ihre Sitzung ist abgelaufen; melden Sie sich erneut an.",
+      tooManyUploads:
+        "Nicht hochgeladen: zu viele Dateien auf einmal. Warten Sie einen Moment und versuchen Sie es erneut.",
+      refusedFile: "{{name}} kann nicht angehängt werden: Die Datei ist leer oder ihr Name ist zu lang.",
+      notUploaded: "Nicht hochgeladen. Versuchen Sie es erneut.",
       interrupted: "Nicht hochgeladen: Die Verbindung wurde unterbrochen.",
       refusedType:
         "{{name}} kann nicht angehängt werden: hängen Sie eine PDF-, Word-, PowerPoint-, Excel-, Text-, Markdown- oder CSV-Datei oder ein PNG-, JPEG- oder WebP-Bild an.",
-      refusedSize: "{{name}} ist größer als 10 MB, die Grenze für eine Datei.",
+      refusedSize: "{{name}} ist größer als {{limit}}, die Grenze für eine Datei.",
       refusedCount: "Höchstens {{max}} Dateien pro Nachricht.",
       dropHere: "Dateien hier ablegen, um sie anzuhängen",
       sentFiles: "Angehängte Dateien",

@@ -151,6 +151,36 @@ export const fr: Messages = {
       service_disabled: "Cette application est désactivée pour le moment.",
       connection_lost:
         "La connexion a été perdue avant la fin de la réponse. Votre message a été conservé\u00a0; réessayez.",
+      tooLarge: "C'est trop volumineux pour être envoyé.",
+      invalid_embed_token:
+        "Cette page n'a pas pu confirmer votre identité. Rechargez-la ou reconnectez-vous sur le site qui l'affiche.",
+      model_not_in_plan:
+        "Votre offre n'inclut pas ce dont cette application a besoin. Demandez une offre qui l'inclut.",
+      plan_limit: "La limite de votre offre est atteinte pour le moment.",
+      feature_not_available: "Ceci ne fait pas partie de l'offre actuelle.",
+      origin_not_allowed: "Ce portail ne peut pas être affiché sur ce site.",
+      cross_origin_request: "Cette demande venait d'un autre site et a été refusée. Rechargez la page et réessayez.",
+      invalid_request: "Cela n'a pas pu être envoyé tel quel. Vérifiez et réessayez.",
+      conflict: "C'est déjà en cours. Patientez un instant et réessayez.",
+      canceled: "La réponse a été arrêtée.",
+      deleted_identity: "Ce compte a été supprimé.",
+      version_not_found: "Cette application ne peut pas fonctionner pour le moment. Réessayez plus tard.",
+      invalid_workflow:
+        "Cette application ne peut pas fonctionner pour le moment\u00a0: sa configuration est incomplète. Réessayez plus tard.",
+      unpublished_dependencies:
+        "Cette application ne peut pas fonctionner pour le moment\u00a0: une partie n'est pas encore publiée. Réessayez plus tard.",
+      run_limit_exceeded:
+        "La réponse demandait plus d'étapes que cette application n'en permet. Posez une question plus simple.",
+      unsupported_attachment:
+        "Un fichier ne peut pas être lu ici\u00a0: joignez un fichier PDF, Word, PowerPoint, Excel, texte, Markdown ou CSV, ou une image PNG, JPEG ou WebP.",
+      server_error: "Une erreur s'est produite de notre côté. Rien n'a été facturé\u00a0; réessayez.",
+      output_invalid: "La réponse était mal formée. Réessayez.",
+      provider_error: "Le service d'IA n'a pas répondu. Réessayez dans un instant.",
+      search_unavailable: "La recherche est indisponible pour le moment. Réessayez dans un instant.",
+      service_unavailable: "Le service est brièvement indisponible. Réessayez dans un instant.",
+      run_lost: "La réponse a été interrompue de notre côté et votre crédit vous a été rendu. Renvoyez votre message.",
+      server_shutdown:
+        "La réponse a été interrompue par un redémarrage et votre crédit vous a été rendu. Renvoyez votre message.",
       export_link_unavailable: "Ce lien a déjà servi ou a expiré. Demandez-en un nouveau ci-dessous.",
       export_link_other_user: "Ce lien a été envoyé à quelqu'un d'autre. Connectez-vous avec le compte qui l'a reçu.",
     },
@@ -181,11 +211,14 @@ export const fr: Messages = {
       attachments: "Fichiers à envoyer",
       remove: "Retirer {{name}}",
       uploading: "Envoi… {{percent}}\u00a0%",
-      failed: "Non envoyé\u00a0: {{reason}}",
+      signedOut: "Non envoyé\u00a0: votre session a pris fin\u00a0; reconnectez-vous.",
+      tooManyUploads: "Non envoyé\u00a0: trop de fichiers à la fois. Patientez un instant et réessayez.",
+      refusedFile: "{{name}} ne peut pas être joint\u00a0: il est vide ou son nom est trop long.",
+      notUploaded: "Non envoyé. Réessayez.",
       interrupted: "Non envoyé\u00a0: la connexion a été interrompue.",
       refusedType:
         "{{name}} ne peut pas être joint\u00a0: joignez un fichier PDF, Word, PowerPoint, Excel, texte, Markdown ou CSV, ou une image PNG, JPEG ou WebP.",
-      refusedSize: "{{name}} dépasse la limite de 10 Mo par fichier.",
+      refusedSize: "{{name}} dépasse la limite de {{limit}} par fichier.",
       refusedCount: "{{max}} fichiers au plus par message.",
       dropHere: "Déposez des fichiers pour les joindre",
       sentFiles: "Fichiers joints",

@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useParams } from "next/navigation";
 import { CopyButton, DataTable, ErrorAlert, notifyDone, PageHeader, Panel, useMay } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
+import { formatFileSize } from "@/lib/file-size";
 import "@/components/knowledge/knowledge.css";
 
 function when(value: string | null): string {
@@ -61,7 +62,7 @@ export default function SourcePage() {
           <dt>Type</dt>
           <dd>{source.type}</dd>
           <dt>Size</dt>
-          <dd>{source.sizeBytes ? `${Math.ceil(source.sizeBytes / 1024)} KB` : "—"}</dd>
+          <dd>{source.sizeBytes ? formatFileSize(source.sizeBytes) : "—"}</dd>
           <dt>Added</dt>
           <dd>
             {when(source.createdAt)} <span className="muted">via {source.createdVia}</span>
