@@ -163,14 +163,15 @@ describe("the document describes what the server sends", () => {
     ).toEqual([]);
   });
 
-  it("is under 500 KB thanks to named components", async () => {
+  it("is under 550 KB thanks to named components", async () => {
     const { text } = await fetchDocument();
     // 270 KB before the audit log and webhooks (issue 29: 9 operations and 17 event types, about 30 KB) and the chat's citations, regenerate and feedback (issue 27);
     // 344 KB before the input rules and the four reference codes of issue 44 (about 7 KB), 351 KB before
     // the flow nodes of issue 52, the 503 on every operation and the model prices of issue 45;
     // 368 KB before issue 52's evaluations (7 operations per kind, 21 in all, about 56 KB); 452 KB
-    // with them, approvals, pinned versions, plans' allowedModels, embeds and end users' data rights.
-    expect(text.length).toBeLessThan(500_000);
+    // with them, approvals, pinned versions, plans' allowedModels, embeds and end users' data rights;
+    // 501 KB with issue 46's crawls and image capability and issue 48's export links.
+    expect(text.length).toBeLessThan(550_000);
   });
 
   it("matches the committed snapshot (UPDATE_OPENAPI_SNAPSHOT=1 rewrites it after an intended change)", async () => {

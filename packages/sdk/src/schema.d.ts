@@ -3249,6 +3249,8 @@ export interface components {
             id: string;
             name: string;
             provider: string;
+            /** @description Reads images attached to a turn */
+            acceptsImages: boolean;
         };
         BuiltInAvailability: {
             /** @enum {string} */
@@ -4120,6 +4122,18 @@ export interface components {
                     credits: number;
                 };
             }[];
+        };
+        CrawlSummary: {
+            id: components["schemas"]["Uuid"];
+            startUrl: string;
+            maxPages: number;
+            maxDepth: number;
+            refresh: ("daily" | "weekly") | null;
+            /** @enum {string} */
+            status: "running" | "done";
+            pages: number;
+            startedAt: components["schemas"]["DateTime"];
+            finishedAt: components["schemas"]["DateTime"] | null;
         };
         AuditEvent: {
             id: components["schemas"]["Uuid"];
@@ -11300,6 +11314,8 @@ export interface operations {
                             /** @description The crawl that found this page, if any */
                             crawlId: components["schemas"]["Uuid"] | null;
                         }[];
+                        /** @description Newest first; its pages are the sources with its `crawlId` */
+                        crawls: components["schemas"]["CrawlSummary"][];
                         pages: {
                             id: components["schemas"]["Uuid"];
                             title: string;
@@ -11473,6 +11489,8 @@ export interface operations {
                                 /** @description The crawl that found this page, if any */
                                 crawlId: components["schemas"]["Uuid"] | null;
                             }[];
+                            /** @description Newest first; its pages are the sources with its `crawlId` */
+                            crawls: components["schemas"]["CrawlSummary"][];
                             pages: {
                                 id: components["schemas"]["Uuid"];
                                 title: string;
