@@ -177,9 +177,9 @@ function MetadataRefreshState({
       </p>
     );
   return (
-    <p role="alert" className="error" data-testid="saml-metadata-state">
+    <ErrorAlert tone="warning" testId="saml-metadata-state">
       The metadata could not be read again ({new Date(saml.metadataRefresh.failedAt).toLocaleString()}):{" "}
       {saml.metadataRefresh.error}. Sign-ins keep the settings read {readAt}.
-    </p>
+    </ErrorAlert>
   );
 }

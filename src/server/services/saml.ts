@@ -271,7 +271,7 @@ export async function refreshSamlMetadata(db: Db): Promise<SamlMetadataRefresh> 
       settings = await checkedSettings(await settingsFromMetadata(await fetchMetadata(url), "metadataUrl"));
     } catch (error) {
       await db.ssoConnection.updateMany({
-        where: { id: connection.id, protocol: "saml", samlMetadataUrl: url },
+        where: { id: connection.id, organizationId: connection.organizationId, protocol: "saml", samlMetadataUrl: url },
         data: { samlMetadataError: refreshProblem(error), samlMetadataFailedAt: new Date() },
       });
       result.failed++;
@@ -288,7 +288,7 @@ export async function refreshSamlMetadata(db: Db): Promise<SamlMetadataRefresh> 
     );
     await db.$transaction(async (tx) => {
       const updated = await tx.ssoConnection.updateMany({
-        where: { id: connection.id, protocol: "saml", samlMetadataUrl: url },
+        where: { id: connection.id, organizationId: connection.organizationId, protocol: "saml", samlMetadataUrl: url },
         data: {
           issuer: settings.entityId,
           samlSsoUrl: settings.ssoUrl,
