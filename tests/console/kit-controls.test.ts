@@ -61,11 +61,12 @@ describe("Select", () => {
 
   it("inside a FormField is named by the field's label and described by its hint and error", () => {
     const markup = html(
-      createElement(
-        FormField,
-        { label: "Plan", hint: "Monthly credits follow it.", error: "Choose a plan." },
-        createElement(Select, { options: PLANS, defaultValue: "pro" }),
-      ),
+      createElement(FormField, {
+        label: "Plan",
+        hint: "Monthly credits follow it.",
+        error: "Choose a plan.",
+        children: createElement(Select, { options: PLANS, defaultValue: "pro" }) as ReactElement<never>,
+      }),
     );
     const id = /<label for="([^"]+)">Plan<\/label>/.exec(markup)![1];
     expect(markup).toContain(`<select id="${id}" aria-describedby="${id}-hint ${id}-error" aria-invalid="true">`);

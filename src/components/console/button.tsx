@@ -1,5 +1,5 @@
 "use client";
-import type { ButtonHTMLAttributes } from "react";
+import type { ComponentProps } from "react";
 
 /** How a button reads: the form's main action, an ordinary one, a destructive one, or text. */
 export type ButtonVariant = "primary" | "secondary" | "danger" | "ghost" | "link";
@@ -35,7 +35,7 @@ export function Button({
   disabled,
   children,
   ...rest
-}: Omit<ButtonHTMLAttributes<HTMLButtonElement>, "type"> & {
+}: Omit<ComponentProps<"button">, "type"> & {
   variant?: ButtonVariant;
   size?: ButtonSize;
   busy?: boolean;

@@ -19,9 +19,13 @@ interface GroupProps<T extends string> {
   /** The class of the box around the choices: `row` side by side; stacked by default. */
   listClassName?: string;
   disabled?: boolean;
+  /** Content between the legend and the choices (a loading line, an "All" switch). */
+  lead?: ReactNode;
   /** More content inside the fieldset, after the choices (a LoadMore). */
   children?: ReactNode;
   testId?: string;
+  /** The fieldset's class, when a page lays the group out its own way. */
+  className?: string;
 }
 
 function ChoiceFieldset<T extends string>({
@@ -30,15 +34,18 @@ function ChoiceFieldset<T extends string>({
   choices,
   listClassName = "choice-stack",
   disabled,
+  lead,
   children,
   testId,
+  className,
   control,
 }: GroupProps<T> & { control: (choice: Choice<T>) => ReactNode }) {
   // Choices that explain themselves take the `choices` look (docs/console.md "Console kit").
   const explained = choices.some((choice) => choice.hint !== undefined);
   return (
-    <fieldset className={explained ? "bare choices" : "bare"} disabled={disabled} data-testid={testId}>
+    <fieldset className={className ?? (explained ? "bare choices" : "bare")} disabled={disabled} data-testid={testId}>
       <legend className={legendClassName}>{legend}</legend>
+      {lead}
       <div className={listClassName}>
         {choices.map((choice) => (
           <label key={choice.value} className={explained ? "inline choice" : "inline"}>
@@ -68,8 +75,10 @@ export function CheckboxGroup<T extends string = string>({
   onChange,
   ...group
 }: GroupProps<T> & { value: readonly T[]; onChange: (value: T[]) => void }) {
+  // Ticking appends and unticking removes, so values the choices do not list (a flow on a page
+  // not loaded yet) are kept.
   const toggle = (choice: T, checked: boolean) =>
-    onChange(group.choices.map((c) => c.value).filter((v) => (v === choice ? checked : value.includes(v))));
+    onChange(checked ? [...value, choice] : value.filter((v) => v !== choice));
   return (
     <ChoiceFieldset
       {...group}

@@ -49,7 +49,7 @@ export { PageHeader, pageTitle } from "./page-header";
 export { FormActions, Panel } from "./panel";
 export { RecentActivity } from "./recent-activity";
 export { SearchPicker, type PickerOption } from "./search-picker";
-export { Select, type SelectOption } from "./select";
+export { Select, type SelectGroup, type SelectOption } from "./select";
 export { Tabs, type Tab } from "./tabs";
 export { notifyDone, notifyFailed } from "./toasts";
 export { useCursorList } from "./use-cursor-list";

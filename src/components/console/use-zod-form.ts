@@ -20,6 +20,6 @@ export function fieldProblem<Values extends FieldValues>(
   form: Pick<UseFormReturn<Values, unknown, FieldValues>, "formState">,
   name: FieldPath<Values>,
 ): string | null {
-  const message: unknown = get(form.formState.errors, name)?.message;
+  const message = (get(form.formState.errors, name) as { message?: unknown } | undefined)?.message;
   return typeof message === "string" ? message : null;
 }
