@@ -2,7 +2,16 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useDeferredValue, useState, type FormEvent } from "react";
-import { DataTable, ErrorAlert, FormField, LoadMore, PageHeader, Panel, useCursorList } from "@/components/console";
+import {
+  Button,
+  DataTable,
+  ErrorAlert,
+  FormField,
+  LoadMore,
+  PageHeader,
+  Panel,
+  useCursorList,
+} from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS } from "@/schemas/limits";
 
@@ -52,9 +61,9 @@ export default function KnowledgePage() {
         </FormField>
         <ErrorAlert error={create.error} />
         <div>
-          <button className="primary" type="submit" disabled={create.isPending}>
+          <Button variant="primary" type="submit" disabled={create.isPending}>
             Create knowledgebase
-          </button>
+          </Button>
         </div>
       </Panel>
       <Panel>
