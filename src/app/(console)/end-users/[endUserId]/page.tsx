@@ -10,6 +10,7 @@ import {
   PageHeader,
   Panel,
   RecentActivity,
+  Select,
   useMay,
 } from "@/components/console";
 import { EntityName } from "@/components/entity-picker";
@@ -178,14 +179,13 @@ export default function EndUserPage() {
         />
         {assignable.length > 0 && (
           <form className="row panel-footer" onSubmit={addPlan}>
-            <select aria-label="Plan to add" value={planId} onChange={(e) => setPlanId(e.target.value)}>
-              <option value="">Choose a plan…</option>
-              {assignable.map((plan) => (
-                <option key={plan.id} value={plan.id}>
-                  {plan.name}
-                </option>
-              ))}
-            </select>
+            <Select
+              aria-label="Plan to add"
+              value={planId}
+              onChange={(e) => setPlanId(e.target.value)}
+              options={assignable.map((plan) => ({ value: plan.id, label: plan.name }))}
+              placeholder="Choose a plan…"
+            />
             <button type="submit" disabled={!planId || provision.isPending}>
               Add plan
             </button>
