@@ -5,7 +5,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { Plus, Trash2 } from "lucide-react";
 import { useState, type FormEvent } from "react";
-import { ErrorAlert, FormField, notifyDone, Panel } from "@/components/console";
+import { Button, ErrorAlert, FormField, notifyDone, Panel } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import type { McpConnection } from "@/schemas/integration";
 import {
@@ -156,9 +156,9 @@ export function ConnectionForm({ connection, onDone }: { connection?: McpConnect
       </fieldset>
       <ErrorAlert error={create.error ?? update.error} />
       <div className="row">
-        <button className="primary" type="submit" disabled={create.isPending || update.isPending}>
+        <Button variant="primary" type="submit" disabled={create.isPending || update.isPending}>
           {connection ? "Save changes" : "Connect"}
-        </button>
+        </Button>
         {connection && (
           <button type="button" onClick={onDone}>
             Cancel

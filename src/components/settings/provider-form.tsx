@@ -4,7 +4,7 @@
 // it is a choice of its own.
 import { useMutation } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { ErrorAlert, FormField, notifyDone, Panel } from "@/components/console";
+import { Button, ErrorAlert, FormField, notifyDone, Panel, Select } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import type { ModelProvider, ProviderKind } from "@/schemas/integration";
 import { MAX_CREDENTIAL_CHARS, MAX_NAME_CHARS, MAX_SLUG_CHARS, MAX_URL_CHARS } from "@/schemas/limits";
@@ -107,10 +107,14 @@ export function ProviderForm({ provider, onDone }: { provider?: ModelProvider; o
             />
           </FormField>
           <FormField label="Kind">
-            <select value={kind} onChange={(e) => setKind(e.target.value as ProviderKind)}>
-              <option value="openai-compatible">OpenAI-compatible (Ollama, vLLM, OpenAI…)</option>
-              <option value="anthropic">Anthropic</option>
-            </select>
+            <Select
+              value={kind}
+              onChange={(e) => setKind(e.target.value as ProviderKind)}
+              options={[
+                { value: "openai-compatible", label: "OpenAI-compatible (Ollama, vLLM, OpenAI…)" },
+                { value: "anthropic", label: "Anthropic" },
+              ]}
+            />
           </FormField>
         </div>
       )}
@@ -178,9 +182,9 @@ export function ProviderForm({ provider, onDone }: { provider?: ModelProvider; o
       )}
       <ErrorAlert error={create.error ?? update.error} />
       <div className="row">
-        <button className="primary" type="submit" disabled={create.isPending || update.isPending}>
+        <Button variant="primary" type="submit" disabled={create.isPending || update.isPending}>
           {provider ? "Save changes" : "Add provider"}
-        </button>
+        </Button>
         {provider && (
           <button type="button" onClick={onDone}>
             Cancel
