@@ -5,7 +5,16 @@ import { createElement, type ReactElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { Button, CheckboxGroup, fieldProblem, FormField, RadioGroup, Select, useZodForm } from "@/components/console";
+import {
+  Button,
+  CheckboxGroup,
+  CreateNamedItemPanel,
+  fieldProblem,
+  FormField,
+  RadioGroup,
+  Select,
+  useZodForm,
+} from "@/components/console";
 import { CreateUserGroupInput } from "@/schemas/provisioning";
 
 const html = (element: ReactElement) => renderToStaticMarkup(element);
@@ -161,5 +170,23 @@ describe("useZodForm", () => {
     const sent: unknown[] = [];
     await form.handleSubmit((input) => void sent.push(input))();
     expect(sent).toEqual([{ name: "Support", credits: 40 }]);
+  });
+});
+
+describe("CreateNamedItemPanel", () => {
+  it("is a form named by its label, its name field bounded as the schema is", () => {
+    const markup = html(
+      createElement(CreateNamedItemPanel, {
+        schema: CreateUserGroupInput,
+        create: { mutate() {}, isPending: false, error: null },
+        label: "Create a user group",
+        submitLabel: "Create group",
+        describe: true,
+      }),
+    );
+    expect(markup).toMatch(/^<form class="panel form" aria-label="Create a user group">/);
+    expect(markup).toMatch(/<label for="([^"]+)">Name<\/label><input required="" maxLength="200" id="\1" name="name"/);
+    expect(markup).toContain(">Description</label>");
+    expect(markup).toContain('<button class="primary" type="submit">Create group</button>');
   });
 });

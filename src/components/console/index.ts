@@ -37,6 +37,7 @@
 import "./console.css";
 
 export { ConsoleShell, useMay } from "./app-shell";
+export { CreateNamedItemPanel } from "./create-named-item";
 export { Button, buttonClass, type ButtonSize, type ButtonVariant } from "./button";
 export { CheckboxGroup, RadioGroup, type Choice } from "./choice-group";
 export { ConfirmButton, ConfirmDialog, RefusedButton } from "./confirm-dialog";
