@@ -7,7 +7,7 @@ import { useState } from "react";
 import { Trans, useTranslation } from "react-i18next";
 import { ConversationHistory } from "./conversation-history";
 import { PortalFrame } from "./portal-frame";
-import { portalErrorText } from "./portal-errors";
+import { PortalErrorLine } from "./portal-error-line";
 import { usePortalBase } from "./portal-place";
 import { usePortalTRPC } from "./portal-trpc";
 
@@ -58,11 +58,7 @@ function YourData({ portal }: { portal: string }) {
     <section className="panel" aria-labelledby="your-data">
       <h2 id="your-data">{t("history.yourData")}</h2>
       <p>{t("history.yourDataText")}</p>
-      {error ? (
-        <p role="alert" className="error">
-          {portalErrorText(t, error)}
-        </p>
-      ) : null}
+      {error ? <PortalErrorLine error={error} /> : null}
       <button type="button" onClick={() => void download()} disabled={preparing}>
         {preparing ? t("history.preparing") : t("history.download")}
       </button>
