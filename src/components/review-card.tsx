@@ -3,7 +3,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Check, TriangleAlert, X } from "lucide-react";
 import Link from "next/link";
 import { useState } from "react";
-import { ConfirmButton, ConfirmDialog, ErrorAlert, FormField, notifyDone } from "@/components/console";
+import { Button, ConfirmButton, ConfirmDialog, ErrorAlert, FormField, notifyDone } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { MAX_REVIEW_REASON_CHARS } from "@/schemas/limits";
 import type { Review } from "@/schemas/review";
@@ -108,22 +108,20 @@ export function ReviewCard({
       {showsText ? (
         <>
           <div className="row review-diff-mode" role="group" aria-label="Compare by">
-            <button
-              type="button"
+            <Button
               aria-pressed={by === "words"}
-              className={by === "words" ? "primary" : undefined}
+              variant={by === "words" ? "primary" : "secondary"}
               onClick={() => setBy("words")}
             >
               Words
-            </button>
-            <button
-              type="button"
+            </Button>
+            <Button
               aria-pressed={by === "lines"}
-              className={by === "lines" ? "primary" : undefined}
+              variant={by === "lines" ? "primary" : "secondary"}
               onClick={() => setBy("lines")}
             >
               Lines
-            </button>
+            </Button>
           </div>
           <TextDiff
             by={by}
@@ -153,10 +151,10 @@ export function ReviewCard({
               disabled={approve.isPending}
               onConfirm={() => approve.mutate({ reviewId: review.id })}
             />
-            <button type="button" className="danger" disabled={reject.isPending} onClick={() => setRejecting(true)}>
+            <Button variant="danger" disabled={reject.isPending} onClick={() => setRejecting(true)}>
               <X size={16} aria-hidden className="icon" />
               Reject
-            </button>
+            </Button>
             <ConfirmDialog
               open={rejecting}
               title={`Reject “${review.title || REVIEW_KIND_LABEL[review.kind]}”?`}

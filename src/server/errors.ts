@@ -111,6 +111,11 @@ export class AppError extends Error {
   }
 }
 
+/** The refusal of a call whose session (a member's or an end user's) is gone or was ended. */
+export function sessionEnded(): AppError {
+  return new AppError("unauthorized", "Your session has ended; sign in again.");
+}
+
 export function isAppError(value: unknown): value is AppError {
   return value instanceof Error && value.name === "AppError" && "code" in value && "status" in value;
 }

@@ -61,6 +61,23 @@ const RULES: Rule[] = [
       "src/components/runtime/chat-view.tsx": "the conversation list is an <aside> landmark beside the chat",
     },
   },
+  {
+    // A button whose look is a class string; Button's variant and size say it, and its type is
+    // "button" unless the form's submit says so.
+    name: "a raw styled <button> (use Button)",
+    pattern: /<button\b(?:=>|[^>])*?\sclassName=/,
+  },
+  { name: "a raw <select> (use Select)", pattern: /<select[\s>]/ },
+  {
+    // Boxes ticked into one list of values: CheckboxGroup (RadioGroup for radios) gives the
+    // fieldset, the legend and the toggling.
+    name: "a hand-rolled checkbox or radio group (use CheckboxGroup or RadioGroup)",
+    pattern: /\.map\(\(?[^)]*\)?\s*=>\s*\(?\s*<label[^>]*>\s*<input\s+type="(?:checkbox|radio)"/,
+    allowed: {
+      "src/app/(console)/settings/page.tsx":
+        "each switch turns its own organization setting on or off; they are not choices of one list",
+    },
+  },
 ];
 
 function sourceFiles(folder: string): string[] {
@@ -82,7 +99,7 @@ export function kitViolations(path: string, text: string): string[] {
 }
 
 describe("console pages use the kit", () => {
-  it("no console page or component hand-writes a table, an alert, a flush, a length, a label or a panel", () => {
+  it("no console page or component hand-writes a table, an alert, a flush, a length, a label, a panel, a styled button, a select or a choice group", () => {
     const found = SCANNED.flatMap((folder) => sourceFiles(join(ROOT, folder)))
       .map((file) => relative(ROOT, file).split("\\").join("/"))
       .filter((path) => !SKIPPED.some((skipped) => path.startsWith(skipped)))
@@ -116,12 +133,22 @@ describe("console pages use the kit", () => {
       '<FormField label="Name">',
       '<Panel title="Keys" className="narrow">',
       '<div className="panel-head">',
+      '<button className="primary" type="submit">Save</button>',
+      '<button type="button" onClick={() => setOpen(true)} className="link">',
+      '<Button variant="primary" type="submit">Save</Button>',
+      '<button type="button" onClick={() => setOpen(true)}>Open</button>',
+      "<select value={plan} onChange={pick}>",
+      '<Select aria-label="Plan" options={options} />',
+      "{plans.map((plan) => (",
+      '  <label key={plan.id} className="inline">',
+      '    <input type="checkbox" checked={ids.includes(plan.id)} />',
+      '<CheckboxGroup legend="Plans" choices={choices} value={ids} onChange={setIds} />',
     ].join("\n");
     expect(
       kitViolations("x.tsx", tsx)
         .map((line) => Number(line.split(":")[1]))
         .sort((a, b) => a - b),
-    ).toEqual([1, 2, 3, 4, 5, 8, 12, 13, 14]);
+    ).toEqual([1, 2, 3, 4, 5, 8, 12, 13, 14, 25, 26, 29, 31]);
     expect(kitViolations("src/components/builder/app-editor.tsx", "<h2 style={{ marginTop: 0 }}>App</h2>")).toEqual([]);
     expect(
       kitViolations("src/components/builder/agent-editor.tsx", '<label htmlFor="agent-model">Model</label>'),

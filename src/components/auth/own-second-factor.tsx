@@ -3,7 +3,7 @@
 // recovery codes are left, turn it off with a current code (unless the organization requires it).
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { ErrorAlert, FormField, notifyDone, Panel } from "@/components/console";
+import { Button, ErrorAlert, FormField, notifyDone, Panel } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { MAX_MFA_CODE_CHARS } from "@/schemas/limits";
 import { RecoveryCodes, TotpSetup } from "./second-factor";
@@ -94,9 +94,9 @@ export function OwnSecondFactorPanel() {
         </p>
         <ErrorAlert error={start.error} />
         <div>
-          <button className="primary" type="button" onClick={() => start.mutate()} disabled={start.isPending}>
+          <Button variant="primary" onClick={() => start.mutate()} disabled={start.isPending}>
             Set up an authenticator app
-          </button>
+          </Button>
         </div>
       </>
     );

@@ -4,7 +4,7 @@
 // recovery codes, shown once.
 import { useMutation } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { CopyButton, ErrorAlert, FormField } from "@/components/console";
+import { Button, CopyButton, ErrorAlert, FormField } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { MAX_MFA_CODE_CHARS } from "@/schemas/limits";
 import "./second-factor.css";
@@ -55,9 +55,9 @@ function CodeStep({ challenge, onSignedIn }: { challenge: string; onSignedIn: ()
         />
       </FormField>
       <ErrorAlert error={verify.error} />
-      <button className="primary" type="submit" disabled={verify.isPending}>
+      <Button variant="primary" type="submit" disabled={verify.isPending}>
         {verify.isPending ? "Checking…" : "Verify and sign in"}
-      </button>
+      </Button>
     </form>
   );
 }
@@ -75,14 +75,9 @@ function EnrollStep({ challenge, onSignedIn }: { challenge: string; onSignedIn: 
           Authenticator, 1Password…) to finish signing in.
         </p>
         <ErrorAlert error={start.error} />
-        <button
-          className="primary"
-          type="button"
-          onClick={() => start.mutate({ challenge })}
-          disabled={start.isPending}
-        >
+        <Button variant="primary" type="button" onClick={() => start.mutate({ challenge })} disabled={start.isPending}>
           Set up an authenticator app
-        </button>
+        </Button>
       </div>
     );
   return (
@@ -135,9 +130,9 @@ export function TotpSetup({
         />
       </FormField>
       <ErrorAlert error={error} />
-      <button className="primary" type="submit" disabled={pending}>
+      <Button variant="primary" type="submit" disabled={pending}>
         {pending ? "Checking…" : "Turn on"}
-      </button>
+      </Button>
     </form>
   );
 }
@@ -166,9 +161,9 @@ export function RecoveryCodes({
       <div>
         <CopyButton text={codes.join("\n")} label="Copy codes" />
       </div>
-      <button className="primary" type="button" onClick={onDone}>
+      <Button variant="primary" onClick={onDone}>
         {doneLabel}
-      </button>
+      </Button>
     </div>
   );
 }

@@ -4,14 +4,14 @@
 // questions. Autosaves through EditorShell.
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { LoadMore, useCursorList } from "@/components/console";
+import { CheckboxGroup, LoadMore, Select, useCursorList } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { MAX_FALLBACK_MODELS } from "@/schemas/builder";
 import { EditorShell, type EditorBodyProps } from "./editor-shell";
 import { IntegrationsField } from "./integrations-field";
 import { KnowledgebaseName, KnowledgebasePicker } from "./knowledgebase-picker";
 import { LinesField, QuestionsField, Section, TextArea, TextField } from "./fields";
-import { ModelOptions, type ModelList } from "./model-options";
+import { modelOptions, type ModelList } from "./model-options";
 import type { Doc } from "./use-draft-editor";
 import { DuplicateNameNote } from "./duplicate-name";
 import { itemStateWords } from "@/lib/item-state";
@@ -138,17 +138,18 @@ function ModelField({
   return (
     <div className="field">
       <label htmlFor="agent-model">Model</label>
-      <select
+      <Select
         id="agent-model"
         aria-describedby="agent-model-hint"
         value={value}
         onChange={(e) => onChange(e.target.value)}
-      >
-        {models && !models.some((m) => m.id === value) && (
-          <option value={value}>{value} (unavailable: runs on the built-in model)</option>
-        )}
-        <ModelOptions models={models} />
-      </select>
+        options={[
+          ...(models && !models.some((m) => m.id === value)
+            ? [{ value, label: `${value} (unavailable: runs on the built-in model)` }]
+            : []),
+          ...modelOptions(models),
+        ]}
+      />
       <p id="agent-model-hint" className="hint">
         {builtIn && usesTools
           ? "The built-in model calls no tools: it answers from knowledge by word matching. Pick a provider's model for the agent to call its flows, built-ins and integrations."
@@ -218,14 +219,13 @@ function FallbackModelsField({
       {value.length < MAX_FALLBACK_MODELS ? (
         <div className="field">
           <label htmlFor="agent-fallback-add">Add a fallback model</label>
-          <select
+          <Select
             id="agent-fallback-add"
             value=""
             onChange={(event) => event.target.value && onChange([...value, event.target.value])}
-          >
-            <option value="">Choose a model…</option>
-            <ModelOptions models={models} exclude={[primary, ...value]} />
-          </select>
+            placeholder="Choose a model…"
+            options={modelOptions(models, [primary, ...value])}
+          />
         </div>
       ) : (
         <p className="muted">At most {MAX_FALLBACK_MODELS} fallback models.</p>
@@ -333,25 +333,23 @@ function AgentForm({ doc, view, update }: EditorBodyProps) {
             onPick={(knowledgebaseId) => update({ knowledge: [...doc.knowledge, { knowledgebaseId }] })}
           />
         </div>
-        <fieldset className="bare">
-          <legend className="muted">Flows this agent may run</legend>
-          {flows.isLoaded && flows.items.length === 0 && <p className="muted">No flows yet.</p>}
-          {flows.items.map((flow) => (
-            <label key={flow.id} className="inline">
-              <input
-                type="checkbox"
-                checked={doc.flows.includes(flow.id)}
-                onChange={(e) =>
-                  update({
-                    flows: e.target.checked ? [...doc.flows, flow.id] : doc.flows.filter((f: string) => f !== flow.id),
-                  })
-                }
-              />
-              {flow.name} <span className="muted">{itemStateWords(flow)}</span>
-            </label>
-          ))}
+        <CheckboxGroup
+          legend="Flows this agent may run"
+          legendClassName="muted"
+          lead={flows.isLoaded && flows.items.length === 0 && <p className="muted">No flows yet.</p>}
+          choices={flows.items.map((flow) => ({
+            value: flow.id,
+            label: (
+              <>
+                {flow.name} <span className="muted">{itemStateWords(flow)}</span>
+              </>
+            ),
+          }))}
+          value={doc.flows as string[]}
+          onChange={(flowIds) => update({ flows: flowIds })}
+        >
           <LoadMore list={flows} />
-        </fieldset>
+        </CheckboxGroup>
       </Section>
       <IntegrationsField value={doc.integrations} onChange={(integrations) => update({ integrations })} />
       <Section

@@ -8,7 +8,7 @@ import { useState } from "react";
 import Link from "next/link";
 import { EntityName, EntityPicker, useEntities, type Entity } from "@/components/entity-picker";
 import { ScopedUsage } from "@/components/usage/scoped-usage";
-import { FormField } from "@/components/console";
+import { FormField, Select } from "@/components/console";
 import { ORCHESTRATION_MODES } from "@/schemas/builder";
 import {
   MAX_DESCRIPTION_CHARS,
@@ -175,13 +175,11 @@ function AppForm({ id, doc, view, update }: EditorBodyProps & { id: string }) {
           />
         </FormField>
         <FormField label="Orchestration mode" hint={MODE_HELP[doc.orchestrationMode as keyof typeof MODE_HELP]}>
-          <select value={doc.orchestrationMode} onChange={(e) => update({ orchestrationMode: e.target.value })}>
-            {ORCHESTRATION_MODES.map((mode) => (
-              <option key={mode} value={mode}>
-                {mode}
-              </option>
-            ))}
-          </select>
+          <Select
+            value={doc.orchestrationMode}
+            onChange={(e) => update({ orchestrationMode: e.target.value })}
+            options={ORCHESTRATION_MODES.map((mode) => ({ value: mode, label: mode }))}
+          />
         </FormField>
         <div className="list-editor" aria-label="Members">
           {members.length === 0 && <p className="muted">No members yet.</p>}

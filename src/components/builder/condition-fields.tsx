@@ -4,7 +4,7 @@
 // is its own dot and line (flow-canvas.tsx); here the same branches are edited in words.
 import { Plus, Trash2 } from "lucide-react";
 import { useState } from "react";
-import { FormField } from "@/components/console";
+import { Button, FormField, Select } from "@/components/console";
 import type { FlowNode } from "@/schemas/builder";
 import { OPERATORS, pathOf, ruleLogic, simpleRule, type Operator, type SimpleRule } from "./condition-rule";
 import { TextField } from "./fields";
@@ -99,14 +99,11 @@ function TargetSelect({
 }) {
   return (
     <FormField label={label}>
-      <select value={typeof value === "string" ? value : ""} onChange={(e) => onChange(e.target.value || undefined)}>
-        <option value="">{none}</option>
-        {nodes.map((other) => (
-          <option key={other.id} value={other.id}>
-            {nodeTitle(other)}
-          </option>
-        ))}
-      </select>
+      <Select
+        value={typeof value === "string" ? value : ""}
+        onChange={(e) => onChange(e.target.value || undefined)}
+        options={[{ value: "", label: none }, ...nodes.map((other) => ({ value: other.id, label: nodeTitle(other) }))]}
+      />
     </FormField>
   );
 }
@@ -128,9 +125,9 @@ function RuleField({
       <div className="rule-field">
         <JsonField label="Rule (JSON Logic)" value={when} onChange={(value) => onChange(value, "when")} />
         {simple !== null && (
-          <button type="button" className="link" onClick={() => setAdvanced(false)}>
+          <Button variant="link" onClick={() => setAdvanced(false)}>
             Edit as a simple rule
-          </button>
+          </Button>
         )}
       </div>
     );
@@ -139,33 +136,29 @@ function RuleField({
     <div className="rule-field">
       <div className="rule-row">
         <FormField label="When">
-          <select value={simple.path} onChange={(e) => set({ path: e.target.value })}>
-            <option value="">Always</option>
-            {variables.map((variable) => (
-              <option key={variable.reference} value={pathOf(variable.reference)}>
-                {variable.shown}
-              </option>
-            ))}
-          </select>
+          <Select
+            value={simple.path}
+            onChange={(e) => set({ path: e.target.value })}
+            options={variables.map((variable) => ({ value: pathOf(variable.reference), label: variable.shown }))}
+            placeholder="Always"
+          />
         </FormField>
         {simple.path !== "" && (
           <>
             <FormField label="Test">
-              <select value={simple.op} onChange={(e) => set({ op: e.target.value as Operator })}>
-                {OPERATORS.map((o) => (
-                  <option key={o.op} value={o.op}>
-                    {o.label}
-                  </option>
-                ))}
-              </select>
+              <Select
+                value={simple.op}
+                onChange={(e) => set({ op: e.target.value as Operator })}
+                options={OPERATORS.map((o) => ({ value: o.op, label: o.label }))}
+              />
             </FormField>
             <TextField label="Value" value={simple.value} onChange={(value) => set({ value }, "value")} />
           </>
         )}
       </div>
-      <button type="button" className="link" onClick={() => setAdvanced(true)}>
+      <Button variant="link" onClick={() => setAdvanced(true)}>
         Write the rule as JSON Logic
-      </button>
+      </Button>
     </div>
   );
 }

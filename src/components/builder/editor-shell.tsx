@@ -6,6 +6,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, type ReactNode } from "react";
 import {
+  Button,
   ConfirmButton,
   DataTable,
   ErrorAlert,
@@ -13,6 +14,7 @@ import {
   LoadMore,
   PageHeader,
   Panel,
+  Select,
   useCursorList,
 } from "@/components/console";
 import { agoWords, changeWhat, doorWords } from "@/lib/change-words";
@@ -190,9 +192,9 @@ function EditorAlerts({ kind, editor }: { kind: KindPlural; editor: ReturnType<t
             {editor.conflictBy ? `${editor.conflictBy} changed it` : "It changed"} since you opened it, so your latest
             edits were not saved. Reload to see their version; your unsaved edits will be discarded.
           </p>
-          <button type="button" className="primary" onClick={() => void editor.reload()}>
+          <Button variant="primary" onClick={() => void editor.reload()}>
             Reload the draft
-          </button>
+          </Button>
         </ErrorAlert>
       )}
       {editor.restoredFrom && state !== "saved" && (
@@ -335,22 +337,21 @@ function VersionsPanel({
       {/* On a phone each version is a card of labelled cells, rather than columns squeezed letter by letter. */}
       {versions.isLoaded && versions.items.length > 1 && (
         <FormField label="Compare with">
-          <select
+          <Select
             value={target ? against : "draft"}
             onChange={(event) => {
               setAgainst(event.target.value);
               const opened = versions.items.find((version) => version.id === open);
               onCompare?.(event.target.value === "draft" && opened ? compared(opened) : null);
             }}
-          >
-            <option value="draft">the draft</option>
-            {versions.items.map((version) => (
-              <option key={version.id} value={version.id}>
-                version {version.number}
-                {version.isProduction ? " (live)" : ""}
-              </option>
-            ))}
-          </select>
+            options={[
+              { value: "draft", label: "the draft" },
+              ...versions.items.map((version) => ({
+                value: version.id,
+                label: `version ${version.number}${version.isProduction ? " (live)" : ""}`,
+              })),
+            ]}
+          />
         </FormField>
       )}
       {versions.isLoaded && (

@@ -10,6 +10,7 @@ import { EVAL_LIMITS, type EvalRunSummary } from "@/schemas/evaluations";
 import { MAX_NAME_CHARS } from "@/schemas/limits";
 import { formatMs } from "@/components/runtime/execution-trace";
 import {
+  Button,
   DataTable,
   ErrorAlert,
   FormActions,
@@ -18,6 +19,7 @@ import {
   notifyDone,
   PageHeader,
   Panel,
+  Select,
   useCursorList,
 } from "@/components/console";
 import { ONE, type KindPlural } from "./use-draft-editor";
@@ -100,16 +102,15 @@ export function EvaluationsPage({ kind, id }: { kind: KindPlural; id: string }) 
               nowrap: true,
               cell: (run) => (
                 <span className="row-actions">
-                  <button type="button" className="secondary" onClick={() => setParams({ run: run.id })}>
+                  <Button variant="secondary" onClick={() => setParams({ run: run.id })}>
                     Results
-                  </button>
-                  <button
-                    type="button"
-                    className="secondary"
+                  </Button>
+                  <Button
+                    variant="secondary"
                     onClick={() => setParams(base && base !== run.id ? { candidate: run.id } : { base: run.id })}
                   >
                     {base && base !== run.id ? "Compare with base" : "Set as base"}
-                  </button>
+                  </Button>
                 </span>
               ),
             },
@@ -204,16 +205,15 @@ function DatasetsPanel({ kind, id, onStarted }: { kind: KindPlural; id: string; 
   return (
     <Panel title="Datasets" label="Datasets">
       <FormField label="Run against">
-        <select value={against} onChange={(e) => setAgainst(e.target.value)}>
-          <option value="">The draft</option>
-          {(versions.data?.versions ?? []).map((version) => (
-            <option key={version.id} value={version.id}>
-              Version {version.number}
-              {version.isProduction ? " (live)" : ""}
-              {version.name ? ` · ${version.name}` : ""}
-            </option>
-          ))}
-        </select>
+        <Select
+          value={against}
+          onChange={(e) => setAgainst(e.target.value)}
+          options={(versions.data?.versions ?? []).map((version) => ({
+            value: version.id,
+            label: `Version ${version.number}${version.isProduction ? " (live)" : ""}${version.name ? ` · ${version.name}` : ""}`,
+          }))}
+          placeholder="The draft"
+        />
       </FormField>
       <ErrorAlert error={datasets.error ?? start.error} />
       <DataTable
@@ -261,11 +261,16 @@ function ResultsPanel({ kind, id, runId }: { kind: KindPlural; id: string; runId
       title="Results"
       label="Results"
       actions={
-        <select aria-label="Show" value={outcome} onChange={(e) => setOutcome(e.target.value as typeof outcome)}>
-          <option value="">All cases</option>
-          <option value="failed">Failed only</option>
-          <option value="passed">Passed only</option>
-        </select>
+        <Select
+          aria-label="Show"
+          value={outcome}
+          onChange={(e) => setOutcome(e.target.value as typeof outcome)}
+          options={[
+            { value: "failed", label: "Failed only" },
+            { value: "passed", label: "Passed only" },
+          ]}
+          placeholder="All cases"
+        />
       }
     >
       <ErrorAlert error={results.error} />
@@ -325,9 +330,9 @@ function ComparisonPanel({
       title="Comparison"
       label="Comparison"
       actions={
-        <button type="button" className="secondary" onClick={onClose}>
+        <Button variant="secondary" onClick={onClose}>
           Close
-        </button>
+        </Button>
       }
     >
       <ErrorAlert error={comparison.error} />

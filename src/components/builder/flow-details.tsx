@@ -2,7 +2,7 @@
 // A flow's own settings: name, slug, description, kind, questions and its declared inputs (the
 // fields the preview's form and the published input schema are made of). Shown in the long
 // editor and in the canvas editor's settings drawer.
-import { FormField } from "@/components/console";
+import { FormField, Select } from "@/components/console";
 import { FLOW_KINDS, type FlowInput } from "@/schemas/builder";
 import { DuplicateNameNote } from "./duplicate-name";
 import type { EditorBodyProps } from "./editor-shell";
@@ -27,16 +27,16 @@ export function FlowDetails({ doc, update }: Pick<EditorBodyProps, "doc" | "upda
           rows={2}
         />
         <FormField label="Kind" hint="A form flow runs from a form of its inputs, below">
-          <select value={doc.kind} onChange={(event) => update({ kind: event.target.value })}>
-            {!(FLOW_KINDS as readonly string[]).includes(doc.kind) && (
-              <option value={doc.kind}>{doc.kind} (set through the API)</option>
-            )}
-            {FLOW_KINDS.map((kind) => (
-              <option key={kind} value={kind}>
-                {kind === "form" ? "Form" : kind}
-              </option>
-            ))}
-          </select>
+          <Select
+            value={doc.kind}
+            onChange={(event) => update({ kind: event.target.value })}
+            options={[
+              ...(!(FLOW_KINDS as readonly string[]).includes(doc.kind)
+                ? [{ value: doc.kind, label: `${doc.kind} (set through the API)` }]
+                : []),
+              ...FLOW_KINDS.map((kind) => ({ value: kind, label: kind === "form" ? "Form" : kind })),
+            ]}
+          />
         </FormField>
         <QuestionsField value={doc.questions} onChange={(questions) => update({ questions })} />
       </Section>
@@ -61,15 +61,12 @@ export function FlowDetails({ doc, update }: Pick<EditorBodyProps, "doc" | "upda
                 onChange={(e) => setInput(index, { label: e.target.value })}
                 placeholder="Label"
               />
-              <select
+              <Select
                 aria-label="Input type"
                 value={input.type}
                 onChange={(e) => setInput(index, { type: e.target.value })}
-              >
-                {INPUT_TYPES.map((type) => (
-                  <option key={type}>{type}</option>
-                ))}
-              </select>
+                options={INPUT_TYPES.map((type) => ({ value: type, label: type }))}
+              />
               <label className="inline">
                 <input
                   type="checkbox"

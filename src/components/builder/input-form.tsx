@@ -2,7 +2,7 @@
 // A form to fill a flow's inputs or an app's transaction input, built from their declarations
 // (input-form-model.ts), with the same value as JSON one click away ("Advanced: JSON").
 import { useState } from "react";
-import { FormField } from "@/components/console";
+import { CheckboxGroup, FormField, Select } from "@/components/console";
 import type { InputField } from "./input-form-model";
 import { JsonField } from "./json-field";
 
@@ -75,32 +75,24 @@ function InputControl({
     case "select":
       return (
         <FormField label={label} hint={hint}>
-          <select value={String(value ?? "")} onChange={(e) => set(field.key, e.target.value)}>
-            <option value="">Choose…</option>
-            {field.options.map((option) => (
-              <option key={option}>{option}</option>
-            ))}
-          </select>
+          <Select
+            value={String(value ?? "")}
+            onChange={(e) => set(field.key, e.target.value)}
+            placeholder="Choose…"
+            options={field.options.map((option) => ({ value: option, label: option }))}
+          />
         </FormField>
       );
     case "multiselect": {
       const chosen = Array.isArray(value) ? (value as string[]) : [];
       return (
-        <fieldset className="input-form-choices">
-          <legend>{label}</legend>
-          {field.options.map((option) => (
-            <label key={option} className="inline">
-              <input
-                type="checkbox"
-                checked={chosen.includes(option)}
-                onChange={(e) =>
-                  set(field.key, e.target.checked ? [...chosen, option] : chosen.filter((o) => o !== option))
-                }
-              />{" "}
-              {option}
-            </label>
-          ))}
-        </fieldset>
+        <CheckboxGroup
+          className="input-form-choices"
+          legend={label}
+          choices={field.options.map((option) => ({ value: option, label: option }))}
+          value={chosen}
+          onChange={(values) => set(field.key, values)}
+        />
       );
     }
     case "number":

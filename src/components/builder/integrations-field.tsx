@@ -3,7 +3,7 @@
 // agent may call, from the tools its server lists now (a provider model is offered them).
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { ErrorAlert, FormField, Panel } from "@/components/console";
+import { CheckboxGroup, ErrorAlert, FormField, Panel, Select } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import type { McpConnection } from "@/schemas/integration";
 
@@ -29,29 +29,28 @@ function ToolPicker({
   // Tools picked earlier that the server no longer lists stay visible, so they can be unticked.
   const names = [...listed, ...integration.selectedTools.filter((name) => !listed.includes(name))];
   return (
-    <fieldset style={{ border: 0, padding: 0 }}>
-      <legend className="muted">Tools of {connection.name} this agent may call</legend>
-      {tools.isLoading && <p className="muted">Asking the server for its tools…</p>}
-      <ErrorAlert error={tools.error} title="The server did not list its tools." />
-      {names.map((name) => (
-        <label key={name} className="inline">
-          <input
-            type="checkbox"
-            checked={integration.selectedTools.includes(name)}
-            onChange={(e) =>
-              onChange(
-                e.target.checked
-                  ? [...integration.selectedTools, name]
-                  : integration.selectedTools.filter((t) => t !== name),
-              )
-            }
-          />
-          <code>{name}</code>
-          {tools.data && !listed.includes(name) && <span className="muted"> (no longer listed)</span>}
-          {descriptions.get(name) && <span className="muted"> {descriptions.get(name)}</span>}
-        </label>
-      ))}
-    </fieldset>
+    <CheckboxGroup
+      legend={`Tools of ${connection.name} this agent may call`}
+      legendClassName="muted"
+      lead={
+        <>
+          {tools.isLoading && <p className="muted">Asking the server for its tools…</p>}
+          <ErrorAlert error={tools.error} title="The server did not list its tools." />
+        </>
+      }
+      choices={names.map((name) => ({
+        value: name,
+        label: (
+          <>
+            <code>{name}</code>
+            {tools.data && !listed.includes(name) && <span className="muted"> (no longer listed)</span>}
+            {descriptions.get(name) && <span className="muted"> {descriptions.get(name)}</span>}
+          </>
+        ),
+      }))}
+      value={integration.selectedTools}
+      onChange={onChange}
+    />
   );
 }
 
@@ -104,21 +103,16 @@ export function IntegrationsField({
       })}
       {available.length > 0 && (
         <FormField label="Add an integration">
-          <select
+          <Select
             value=""
             onChange={(e) => {
               const connection = available.find((c) => c.slug === e.target.value);
               if (connection)
                 onChange([...value, { toolkit: connection.slug, name: connection.name, selectedTools: [] }]);
             }}
-          >
-            <option value="">Choose an MCP connection…</option>
-            {available.map((connection) => (
-              <option key={connection.id} value={connection.slug}>
-                {connection.name}
-              </option>
-            ))}
-          </select>
+            options={available.map((connection) => ({ value: connection.slug, label: connection.name }))}
+            placeholder="Choose an MCP connection…"
+          />
         </FormField>
       )}
     </Panel>

@@ -3,13 +3,13 @@
 // with "Insert a variable", a knowledgebase picked by name, choices, numbers, code and JSON.
 import { useQuery } from "@tanstack/react-query";
 import { useRef } from "react";
-import { FormField } from "@/components/console";
+import { FormField, Select } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import type { FlowNode } from "@/schemas/builder";
 import { TextArea, TextField } from "./fields";
 import { insertAt } from "./flow-nodes";
 import { JsonField } from "./json-field";
-import { ModelOptions } from "./model-options";
+import { modelOptions } from "./model-options";
 import { KnowledgebaseName, KnowledgebasePicker } from "./knowledgebase-picker";
 import { APPROVAL_RULES, DATA_FIELDS } from "./node-data-model";
 import { VariableMenu, type Variable } from "./variable-menu";
@@ -72,11 +72,11 @@ export function NodeDataFields({
       case "choice":
         return (
           <FormField key={key} label={label}>
-            <select value={text(key) || choices![0]} onChange={(event) => setData(key, event.target.value)}>
-              {choices!.map((choice) => (
-                <option key={choice}>{choice}</option>
-              ))}
-            </select>
+            <Select
+              value={text(key) || choices![0]}
+              onChange={(event) => setData(key, event.target.value)}
+              options={choices!.map((choice) => ({ value: choice, label: choice }))}
+            />
           </FormField>
         );
       case "model":
@@ -129,13 +129,17 @@ function ModelSelect({ label, value, onChange }: { label: string; value: string;
   const listed = models.data?.models ?? [];
   return (
     <FormField label={label}>
-      <select value={value} onChange={(event) => onChange(event.target.value)}>
-        <option value="">The built-in model (default)</option>
-        {value !== "" && !listed.some((model) => model.id === value) && (
-          <option value={value}>{value} (not offered: runs on the built-in model)</option>
-        )}
-        <ModelOptions models={listed} />
-      </select>
+      <Select
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        placeholder="The built-in model (default)"
+        options={[
+          ...(value !== "" && !listed.some((model) => model.id === value)
+            ? [{ value, label: `${value} (not offered: runs on the built-in model)` }]
+            : []),
+          ...modelOptions(listed),
+        ]}
+      />
     </FormField>
   );
 }

@@ -3,7 +3,7 @@
 // node list (a phone's whole editor) and beside the canvas.
 import { ArrowDown, ArrowUp, Trash2, X } from "lucide-react";
 import { useState } from "react";
-import { FormField } from "@/components/console";
+import { FormField, Select } from "@/components/console";
 import { NODE_TYPES, type FlowInput, type FlowNode } from "@/schemas/builder";
 import type { Feedback } from "@/schemas/flow-graph";
 import { ConditionFields } from "./condition-fields";
@@ -89,14 +89,16 @@ export function NodeFields({
           }}
         />
         <FormField label="Type">
-          <select value={node.type} onChange={(e) => setNode({ type: e.target.value })}>
-            {!(NODE_TYPES as readonly string[]).includes(node.type) && <option>{node.type}</option>}
-            {NODE_TYPES.map((type) => (
-              <option key={type} value={type}>
-                {typeLabel(type)}
-              </option>
-            ))}
-          </select>
+          <Select
+            value={node.type}
+            onChange={(e) => setNode({ type: e.target.value })}
+            options={[
+              ...(!(NODE_TYPES as readonly string[]).includes(node.type)
+                ? [{ value: node.type, label: node.type }]
+                : []),
+              ...NODE_TYPES.map((type) => ({ value: type, label: typeLabel(type) })),
+            ]}
+          />
         </FormField>
         <FormField label="Node id">
           <input
@@ -138,14 +140,12 @@ export function NodeFields({
         {node.type !== "output" && others.length > 0 && (
           <div className="row connect-row">
             <FormField label="Connect to">
-              <select value={target} onChange={(e) => setTarget(e.target.value)}>
-                <option value="">Choose a node…</option>
-                {others.map(({ other, i }) => (
-                  <option key={other.id} value={String(i)}>
-                    {nodeTitle(other)}
-                  </option>
-                ))}
-              </select>
+              <Select
+                value={target}
+                onChange={(e) => setTarget(e.target.value)}
+                options={others.map(({ other, i }) => ({ value: String(i), label: nodeTitle(other) }))}
+                placeholder="Choose a node…"
+              />
             </FormField>
             <button
               type="button"

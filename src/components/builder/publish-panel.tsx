@@ -5,7 +5,7 @@ import { useMutation } from "@tanstack/react-query";
 import { Circle, CircleCheck } from "lucide-react";
 import Link from "next/link";
 import { useRef, useState } from "react";
-import { ErrorAlert, FormField, Panel } from "@/components/console";
+import { Button, ErrorAlert, FormField, Panel } from "@/components/console";
 import { newIdempotencyKey, useTRPCClient, type CallContext } from "@/lib/trpc";
 import { MAX_VERSION_NOTES_CHARS } from "@/schemas/limits";
 import { appErrorOf, ONE, type Doc, type KindPlural } from "./use-draft-editor";
@@ -112,15 +112,14 @@ export function PublishPanel({
         />
       </FormField>
       <div className="row">
-        <button
-          type="button"
-          className="primary"
+        <Button
+          variant="primary"
           disabled={!ready || publish.isPending}
           onClick={() => publish.mutate({ ...input, notes })}
           data-testid="publish"
         >
           {publish.isPending ? "Publishing…" : `Publish ${ONE[kind]}`}
-        </button>
+        </Button>
         {result && !publish.error && <span role="status">{result}</span>}
       </div>
       <ErrorAlert error={publish.error} title="Not published" />

@@ -5,7 +5,7 @@
 // A schema the form cannot show opens as JSON with one sentence saying why; nothing in it is lost.
 import { Plus, Trash2 } from "lucide-react";
 import { useState } from "react";
-import { ErrorAlert, FormField, Tabs } from "@/components/console";
+import { Button, ErrorAlert, FormField, Select, Tabs } from "@/components/console";
 import { MAX_DESCRIPTION_CHARS, MAX_LABEL_CHARS } from "@/schemas/limits";
 import {
   canNest,
@@ -239,9 +239,9 @@ function FieldEditor({
           />
           Required
         </label>
-        <button type="button" className="schema-field-remove" aria-label={`Remove field ${called}`} onClick={onRemove}>
+        <Button className="schema-field-remove" aria-label={`Remove field ${called}`} onClick={onRemove}>
           <Trash2 size={16} aria-hidden className="icon" />
-        </button>
+        </Button>
       </div>
       <FormField label="Description">
         <input
@@ -276,13 +276,15 @@ function TypeSelect({
   const nests = canNest(depth);
   return (
     <FormField label={label}>
-      <select value={node.type} onChange={(event) => onChange(event.target.value as FieldType)}>
-        {FIELD_TYPES.map(({ type, label: words }) => (
-          <option key={type} value={type} disabled={!nests && (type === "array" || type === "object")}>
-            {words}
-          </option>
-        ))}
-      </select>
+      <Select
+        value={node.type}
+        onChange={(event) => onChange(event.target.value as FieldType)}
+        options={FIELD_TYPES.map(({ type, label: words }) => ({
+          value: type,
+          label: words,
+          disabled: !nests && (type === "array" || type === "object"),
+        }))}
+      />
     </FormField>
   );
 }

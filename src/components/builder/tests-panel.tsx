@@ -8,7 +8,7 @@ import { errorMessage, useTRPC } from "@/lib/trpc";
 import type { TestRunResult, TestSuite } from "@/schemas/runtime";
 import { TraceDetails, formatMs } from "@/components/runtime/execution-trace";
 import { ONE, type KindPlural } from "./use-draft-editor";
-import { DataTable, ErrorAlert, FormField, LoadMore, Panel, useCursorList } from "@/components/console";
+import { Button, DataTable, ErrorAlert, FormField, LoadMore, Panel, useCursorList } from "@/components/console";
 
 const MAX_CASES = 10;
 /** Earlier runs read per page; "Load more" reads the next. */
@@ -122,9 +122,8 @@ export function TestsPanel({ kind, id }: { kind: KindPlural; id: string }) {
         />
       </FormField>
       <div className="row" style={{ marginTop: "0.75rem" }}>
-        <button
-          type="button"
-          className="primary"
+        <Button
+          variant="primary"
           disabled={run.isPending || filled.length === 0}
           onClick={() =>
             run.mutate({
@@ -135,7 +134,7 @@ export function TestsPanel({ kind, id }: { kind: KindPlural; id: string }) {
           }
         >
           {run.isPending ? "Running…" : `Run ${filled.length} case${filled.length === 1 ? "" : "s"}`}
-        </button>
+        </Button>
       </div>
       <ErrorAlert error={run.error} />
       {latest && <RunResults run={latest} />}

@@ -6,6 +6,7 @@ import { useEffect, useRef, useState, type KeyboardEvent } from "react";
 import type { FlowInput, FlowNode } from "@/schemas/builder";
 import { upstreamNodeIds } from "@/schemas/flow-graph";
 import { nodeTitle, outputName, readableId } from "./flow-nodes";
+import { Button } from "@/components/console";
 
 /** What the variable menu offers: shown by human names, inserted as the reference runs read. */
 export interface Variable {
@@ -95,7 +96,7 @@ export function VariableMenu({
         if (!event.currentTarget.contains(event.relatedTarget)) setOpen(false);
       }}
     >
-      <button
+      <Button
         ref={button}
         type="button"
         className="small"
@@ -105,7 +106,7 @@ export function VariableMenu({
         onClick={() => setOpen(!open)}
       >
         <Braces size={14} aria-hidden /> Insert a variable
-      </button>
+      </Button>
       {open && (
         <div ref={menu} role="menu" aria-label={`Variables for ${label}`} onKeyDown={onKeyDown}>
           {groups.map((group) => (

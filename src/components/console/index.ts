@@ -24,11 +24,22 @@
 //   <RecentActivity targetId={id} />  the item's last audit events, last on its page (admins).
 //   const [open, setOpen] = usePageState(false)  state that resets when the page changes (no effect).
 //   useUnsavedChanges(dirty)  a form with unsaved edits: reloads and link clicks ask before leaving.
+//   <Button variant="primary" busy={save.isPending}>Save</Button>  type "button" unless "submit";
+//     variants primary, secondary (the default), danger, ghost, link; sizes small, medium, icon.
+//   <Select aria-label="Plan" options={[{ value, label }]} placeholder="Any plan" value onValueChange />
+//     (inside a FormField it takes the field's label).
+//   <CheckboxGroup legend="Plans" choices={[{ value, label, hint? }]} value={ids} onChange={setIds} />,
+//     <RadioGroup legend="Kind" choices={…} value={kind} onChange={setKind} />: a fieldset and its legend.
+//   const form = useZodForm(CreatePlanInput, { defaultValues }); then form.register("name"),
+//     fieldProblem(form, "name") for its FormField, form.handleSubmit((input) => create.mutate(input)).
 //   <CopyButton text={id} />, <SearchPicker …/>; icons come from lucide-react with aria-hidden.
 // Styles live in console.css (plain CSS over the variables of src/app/globals.css).
 import "./console.css";
 
 export { ConsoleShell, useMay } from "./app-shell";
+export { CreateNamedItemPanel } from "./create-named-item";
+export { Button, buttonClass, type ButtonSize, type ButtonVariant } from "./button";
+export { CheckboxGroup, RadioGroup, type Choice } from "./choice-group";
 export { ConfirmButton, ConfirmDialog, RefusedButton } from "./confirm-dialog";
 export { CopyButton } from "./copy-button";
 export { DataTable, type Column } from "./data-table";
@@ -39,8 +50,10 @@ export { PageHeader, pageTitle } from "./page-header";
 export { FormActions, Panel } from "./panel";
 export { RecentActivity } from "./recent-activity";
 export { SearchPicker, type PickerOption } from "./search-picker";
+export { Select, type SelectGroup, type SelectOption } from "./select";
 export { Tabs, type Tab } from "./tabs";
 export { notifyDone, notifyFailed } from "./toasts";
 export { useCursorList } from "./use-cursor-list";
 export { usePageState } from "./use-page-state";
 export { UnsavedChangesGuard, useUnsavedChanges } from "./unsaved-changes";
+export { fieldProblem, useZodForm } from "./use-zod-form";

@@ -5,7 +5,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSearchParams } from "next/navigation";
 import { useState, type FormEvent, type ReactNode } from "react";
-import { CopyButton, ErrorAlert, FormField, Panel } from "@/components/console";
+import { Button, CopyButton, ErrorAlert, FormField, Panel } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { domainList, SignInNameFields } from "./sign-in-name-fields";
 import { MAX_LABEL_CHARS, MAX_URL_CHARS } from "@/schemas/limits";
@@ -127,9 +127,9 @@ export function SamlPanel({
       />
       <ErrorAlert error={save.error} />
       <div className="row">
-        <button className="primary" type="submit" disabled={save.isPending}>
+        <Button variant="primary" type="submit" disabled={save.isPending}>
           Save
-        </button>
+        </Button>
         {saml && (
           // A sign-in at the identity provider whose answer is shown here, not used to sign in.
           <a className="button" href="/auth/saml/start?test=1">

@@ -4,7 +4,7 @@
 // tested with discovery, or over SAML 2.0 (saml-panel.tsx); the protocol is chosen beside the title.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Suspense, useState, type FormEvent, type ReactNode } from "react";
-import { ConfirmButton, CopyButton, ErrorAlert, FormField, Panel } from "@/components/console";
+import { Button, ConfirmButton, CopyButton, ErrorAlert, FormField, Panel, Select } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { domainList, SignInNameFields } from "./sign-in-name-fields";
 import { SamlPanel, SsoTestResult, type SamlServiceProvider } from "./saml-panel";
@@ -41,10 +41,14 @@ export function SsoPanel({
 function ProtocolSwitch({ value, onChange }: { value: Protocol; onChange: (protocol: Protocol) => void }) {
   return (
     <FormField label="Protocol">
-      <select value={value} onChange={(e) => onChange(e.target.value as Protocol)}>
-        <option value="oidc">OpenID Connect</option>
-        <option value="saml">SAML 2.0</option>
-      </select>
+      <Select
+        value={value}
+        onChange={(e) => onChange(e.target.value as Protocol)}
+        options={[
+          { value: "oidc", label: "OpenID Connect" },
+          { value: "saml", label: "SAML 2.0" },
+        ]}
+      />
     </FormField>
   );
 }
@@ -161,9 +165,9 @@ function OidcPanel({ callbackUrl, switcher }: { callbackUrl: string; switcher: R
         </div>
       )}
       <div className="row">
-        <button className="primary" type="submit" disabled={save.isPending}>
+        <Button variant="primary" type="submit" disabled={save.isPending}>
           Save
-        </button>
+        </Button>
         {oidc && (
           <button type="button" onClick={() => test.mutate()} disabled={test.isPending}>
             {test.isPending ? "Testing…" : "Test connection"}

@@ -5,7 +5,7 @@ import { useMutation } from "@tanstack/react-query";
 import { FileText, Search } from "lucide-react";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
-import { ErrorAlert, FormField, Panel } from "@/components/console";
+import { Button, ErrorAlert, FormField, Panel } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import "./knowledge.css";
 import { MAX_SEARCH_QUERY_CHARS } from "@/schemas/limits";
@@ -53,10 +53,10 @@ export function KnowledgeSearch({ knowledgebaseId }: { knowledgebaseId: string }
           <input type="checkbox" checked={documents} onChange={(e) => setDocuments(e.target.checked)} />
           Documents too (1 credit)
         </label>
-        <button type="submit" className="primary" disabled={query.trim() === "" || search.isPending}>
+        <Button type="submit" variant="primary" disabled={query.trim() === "" || search.isPending}>
           <Search size={16} aria-hidden className="icon" />
           Search
-        </button>
+        </Button>
       </form>
       <ErrorAlert error={search.error} />
       {results && results.length === 0 && (

@@ -3,6 +3,7 @@ import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import {
+  Button,
   ConfirmButton,
   DataTable,
   type Column,
@@ -10,6 +11,7 @@ import {
   FormActions,
   FormField,
   Panel,
+  Select,
   useMay,
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
@@ -199,16 +201,15 @@ export function KnowledgeSources({
       <form className="form" onSubmit={submit} aria-label="Add a source">
         <div className="row" role="tablist">
           {(["file", "url", "text"] as const).map((value) => (
-            <button
+            <Button
               key={value}
-              type="button"
               role="tab"
               aria-selected={mode === value}
-              className={mode === value ? "primary" : undefined}
+              variant={mode === value ? "primary" : "secondary"}
               onClick={() => setMode(value)}
             >
               {value === "file" ? "Upload file" : value === "url" ? "From URL" : "Paste text"}
-            </button>
+            </Button>
           ))}
         </div>
         {mode === "file" && (
@@ -226,11 +227,15 @@ export function KnowledgeSources({
               <input type="url" required value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://…" />
             </FormField>
             <FormField label="Keep fresh">
-              <select value={keepFresh} onChange={(e) => setKeepFresh(e.target.value as "" | "daily" | "weekly")}>
-                <option value="">No: fetch once</option>
-                <option value="daily">Fetch again daily</option>
-                <option value="weekly">Fetch again weekly</option>
-              </select>
+              <Select
+                value={keepFresh}
+                onChange={(e) => setKeepFresh(e.target.value as "" | "daily" | "weekly")}
+                options={[
+                  { value: "daily", label: "Fetch again daily" },
+                  { value: "weekly", label: "Fetch again weekly" },
+                ]}
+                placeholder="No: fetch once"
+              />
             </FormField>
             <label className="row">
               <input type="checkbox" checked={crawl} onChange={(e) => setCrawl(e.target.checked)} />

@@ -12,7 +12,9 @@ import {
   FormField,
   notifyDone,
   Panel,
+  RadioGroup,
   refusedField,
+  Select,
   useUnsavedChanges,
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
@@ -138,32 +140,19 @@ export function KnowledgebaseSettings({
         }
         error={problemOf("language")}
       >
-        <select value={form.language} onChange={(e) => set({ language: e.target.value as KnowledgebaseLanguage })}>
-          {KNOWLEDGEBASE_LANGUAGES.map((language) => (
-            <option key={language} value={language}>
-              {languageName(language)}
-            </option>
-          ))}
-        </select>
+        <Select
+          value={form.language}
+          onChange={(e) => set({ language: e.target.value as KnowledgebaseLanguage })}
+          options={KNOWLEDGEBASE_LANGUAGES.map((language) => ({ value: language, label: languageName(language) }))}
+        />
       </FormField>
-      <fieldset className="bare choices">
-        <legend>Search mode</legend>
-        {SEARCH_MODES.map((mode) => (
-          <label key={mode.value} className="inline choice">
-            <input
-              type="radio"
-              name="searchMode"
-              value={mode.value}
-              checked={form.searchMode === mode.value}
-              onChange={() => set({ searchMode: mode.value })}
-            />
-            <span>
-              {mode.label}
-              <span className="muted">{mode.sentence}</span>
-            </span>
-          </label>
-        ))}
-      </fieldset>
+      <RadioGroup
+        legend="Search mode"
+        name="searchMode"
+        choices={SEARCH_MODES.map((mode) => ({ value: mode.value, label: mode.label, hint: mode.sentence }))}
+        value={form.searchMode}
+        onChange={(searchMode) => set({ searchMode })}
+      />
       <fieldset className="bare choices">
         <legend>Reranking</legend>
         <label className="inline choice">

@@ -1,7 +1,7 @@
 "use client";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef, useState } from "react";
-import { ConfirmButton, ErrorAlert, Panel, useUnsavedChanges } from "@/components/console";
+import { Button, ConfirmButton, ErrorAlert, Panel, Select, useUnsavedChanges } from "@/components/console";
 import { MarkdownPreview } from "@/components/markdown-preview";
 import { PageLinkPicker } from "@/components/page-link-picker";
 import { TextDiff } from "@/components/text-diff";
@@ -128,14 +128,14 @@ function PageForm({
         <button type="button" onClick={() => setPreview(!preview)}>
           {preview ? "Edit" : "Preview"}
         </button>
-        <button
-          className="primary"
+        <Button
+          variant="primary"
           type="button"
           disabled={!dirty || save.isPending}
           onClick={() => save.mutate({ knowledgebaseId, pageId, title, markdown })}
         >
           Save
-        </button>
+        </Button>
       </div>
       <p className="muted" data-testid="page-save-state" aria-live="polite">
         {dirty ? "Not saved yet: kept in this browser until you save" : "Saved"}
@@ -182,20 +182,15 @@ function PageForm({
       <div className="row page-editor-actions">
         <label className="inline">
           Move to{" "}
-          <select
+          <Select
             aria-label="Move to"
             value={page.parentPageId ?? ""}
             onChange={(e) => move.mutate({ knowledgebaseId, pageId, parentPageId: e.target.value || null })}
-          >
-            <option value="">(top level)</option>
-            {pages
+            options={pages
               .filter((p) => !descendants.has(p.id))
-              .map((p) => (
-                <option key={p.id} value={p.id}>
-                  {p.path.join(" / ")}
-                </option>
-              ))}
-          </select>
+              .map((p) => ({ value: p.id, label: p.path.join(" / ") }))}
+            placeholder="(top level)"
+          />
         </label>
         <ConfirmButton
           label="Delete page"

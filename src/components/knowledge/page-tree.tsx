@@ -2,7 +2,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { FileText, Folder } from "lucide-react";
 import { useState, type DragEvent, type FormEvent } from "react";
-import { ErrorAlert, FormActions, FormField, Panel } from "@/components/console";
+import { Button, ErrorAlert, FormActions, FormField, Panel, Select } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import type { PageIndexEntry } from "@/schemas/knowledgebase";
 import { MAX_TITLE_CHARS } from "@/schemas/limits";
@@ -62,9 +62,9 @@ export function PageTree({
           onDragEnd={() => setDragging(null)}
           {...dropOn(page.id)}
         >
-          <button
-            type="button"
-            className={selected === page.id ? "primary page-tree-link" : "page-tree-link"}
+          <Button
+            variant={selected === page.id ? "primary" : "secondary"}
+            className="page-tree-link"
             onClick={() => onSelect(page.id)}
             data-testid="page-link"
           >
@@ -74,7 +74,7 @@ export function PageTree({
               <FileText size={16} aria-hidden className="icon" />
             )}
             {page.title}
-          </button>
+          </Button>
           {renderLevel(page.id)}
         </li>
       ))}
@@ -99,14 +99,12 @@ export function PageTree({
           <input required maxLength={MAX_TITLE_CHARS} value={title} onChange={(e) => setTitle(e.target.value)} />
         </FormField>
         <FormField label="Inside">
-          <select value={parentPageId} onChange={(e) => setParentPageId(e.target.value)}>
-            <option value="">(top level)</option>
-            {pages.map((p) => (
-              <option key={p.id} value={p.id}>
-                {p.path.join(" / ")}
-              </option>
-            ))}
-          </select>
+          <Select
+            value={parentPageId}
+            onChange={(e) => setParentPageId(e.target.value)}
+            options={pages.map((p) => ({ value: p.id, label: p.path.join(" / ") }))}
+            placeholder="(top level)"
+          />
         </FormField>
         <label className="inline">
           <input type="checkbox" checked={isFolder} onChange={(e) => setIsFolder(e.target.checked)} /> Folder

@@ -1,7 +1,7 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { ErrorAlert, FormField, Panel } from "@/components/console";
+import { Button, ErrorAlert, FormField, Panel } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { MAX_MESSAGE_CHARS } from "@/schemas/limits";
 import type { RetrievalTestOutput } from "@/schemas/retrieval-test";
@@ -32,9 +32,9 @@ export function RetrievalTest({ knowledgebaseId }: { knowledgebaseId: string }) 
             placeholder="e.g. How long do refunds take?"
           />
         </FormField>
-        <button type="submit" className="primary" disabled={draft.trim() === ""}>
+        <Button type="submit" variant="primary" disabled={draft.trim() === ""}>
           Test retrieval
-        </button>
+        </Button>
       </form>
       <ErrorAlert error={answer.error} />
       {answer.data && (

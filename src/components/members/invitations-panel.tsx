@@ -4,6 +4,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import {
+  Button,
   ConfirmButton,
   DataTable,
   ErrorAlert,
@@ -72,9 +73,9 @@ export function InvitationsPanel() {
         <RoleSummaries />
         <ErrorAlert error={create.error} />
         <div>
-          <button className="primary" type="submit" disabled={create.isPending}>
+          <Button variant="primary" type="submit" disabled={create.isPending}>
             {create.isPending ? "Sending…" : "Send invitation"}
-          </button>
+          </Button>
         </div>
       </Panel>
 

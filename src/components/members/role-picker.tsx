@@ -1,7 +1,7 @@
 "use client";
 // The role select, saying in one line what the chosen role may do (the permission table's
 // summaries, src/schemas/permissions.ts), with every role's line one click away.
-import { FormField } from "@/components/console";
+import { FormField, Select } from "@/components/console";
 import { ROLES, type Role } from "@/schemas/auth";
 import { ROLE_SUMMARIES } from "@/schemas/permissions";
 
@@ -32,13 +32,11 @@ export function RolePicker({
 }) {
   return (
     <FormField label={label} hint={ROLE_SUMMARIES[value]}>
-      <select value={value} onChange={(e) => onChange(e.target.value as Role)}>
-        {ROLES.map((role) => (
-          <option key={role} value={role}>
-            {role}
-          </option>
-        ))}
-      </select>
+      <Select
+        value={value}
+        onChange={(e) => onChange(e.target.value as Role)}
+        options={ROLES.map((role) => ({ value: role, label: role }))}
+      />
     </FormField>
   );
 }

@@ -9,7 +9,8 @@ import { useTranslation } from "react-i18next";
 import { useCursorList } from "@/components/console/use-cursor-list";
 import { dateLocale } from "./credits";
 import { usePortalLanguage } from "./i18n/provider";
-import { portalError, portalErrorText } from "./portal-errors";
+import { portalError } from "./portal-errors";
+import { PortalErrorLine } from "./portal-error-line";
 import { usePortalTRPC } from "./portal-trpc";
 import { usePortalBase } from "./portal-place";
 
@@ -111,11 +112,7 @@ function HistoryRow({
           </button>
         </div>
       )}
-      {failure && (
-        <p role="alert" className="error">
-          {portalErrorText(t, failure)}
-        </p>
-      )}
+      {failure && <PortalErrorLine error={failure} />}
     </li>
   );
 }
@@ -156,11 +153,7 @@ export function ConversationHistory({
         maxLength={200}
       />
       {list.isLoading && <p className="muted">{t("frame.loading")}</p>}
-      {error && error.status !== 401 && (
-        <p role="alert" className="error">
-          {portalErrorText(t, list.error)}
-        </p>
-      )}
+      {error && error.status !== 401 && <PortalErrorLine error={list.error} />}
       {list.isLoaded && list.items.length === 0 && (
         <p className="muted">{q ? t("history.noMatch") : t("history.none")}</p>
       )}

@@ -7,7 +7,7 @@ import { useTranslation } from "react-i18next";
 import { MAX_CREDIT_REQUEST_CHARS } from "@/schemas/credits";
 import { outOfCreditsMessage, type Credits } from "./credits";
 import { usePortalLanguage } from "./i18n/provider";
-import { portalErrorText } from "./portal-errors";
+import { PortalErrorLine } from "./portal-error-line";
 import { usePortalTRPC } from "./portal-trpc";
 
 export function OutOfCredits({
@@ -65,11 +65,7 @@ export function OutOfCredits({
             {t("credits.ask")}
           </button>
         ))}
-      {ask.error && (
-        <p role="alert" className="error" style={{ margin: "0.4rem 0 0" }}>
-          {portalErrorText(t, ask.error)}
-        </p>
-      )}
+      {ask.error && <PortalErrorLine error={ask.error} style={{ margin: "0.4rem 0 0" }} />}
     </div>
   );
 }

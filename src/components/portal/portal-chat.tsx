@@ -14,6 +14,7 @@ import { ConversationHistory } from "./conversation-history";
 import { embedSessionHeaders } from "./embed-session";
 import { OutOfCredits } from "./out-of-credits";
 import { portalError, portalErrorText } from "./portal-errors";
+import { PortalErrorLine } from "./portal-error-line";
 import { PortalFrame } from "./portal-frame";
 import { usePortalBase } from "./portal-place";
 import { usePortalTRPC, useSignInRedirect } from "./portal-trpc";
@@ -138,9 +139,7 @@ export function PortalChat({
           return portalError(error).status === 401 ? (
             <p className="muted">{t("home.signingYouIn")}</p>
           ) : (
-            <p role="alert" className="error">
-              {portalErrorText(t, error)}
-            </p>
+            <PortalErrorLine error={error} />
           );
         }
         if (!apps.data) return <p className="muted">{t("frame.loading")}</p>;
@@ -207,11 +206,7 @@ export function PortalChat({
               }}
             >
               {conversation.isLoading && <p className="muted">{t("frame.loading")}</p>}
-              {conversation.error && (
-                <p role="alert" className="error">
-                  {portalErrorText(t, conversation.error)}
-                </p>
-              )}
+              {conversation.error && <PortalErrorLine error={conversation.error} />}
             </ChatTranscript>
             {!conversationId && !turn.pending && app.conversationStarters.length > 0 && (
               <div className="portal-starters" role="group" aria-label={t("chat.starters")}>
@@ -223,9 +218,7 @@ export function PortalChat({
               </div>
             )}
             {failure && failure.status !== 401 && failure.code !== "insufficient_credits" && (
-              <p role="alert" className="error" data-testid="chat-error">
-                {portalErrorText(t, turn.error)}
-              </p>
+              <PortalErrorLine error={turn.error} testId="chat-error" />
             )}
             <ChatComposer
               draft={draft}

@@ -11,7 +11,7 @@ import { ConversationHistory } from "./conversation-history";
 import { embedSessionHeaders } from "./embed-session";
 import { usePortalLanguage } from "./i18n/provider";
 import { PortalFrame } from "./portal-frame";
-import { portalErrorText } from "./portal-errors";
+import { PortalErrorLine } from "./portal-error-line";
 import { usePortalBase } from "./portal-place";
 import { usePortalTRPC } from "./portal-trpc";
 import { forgetExportLink, keepExportLink, keptExportLink } from "./session-memory";
@@ -118,11 +118,7 @@ function YourData({ portal }: { portal: string }) {
           </button>
         </p>
       ) : null}
-      {error || mail.error ? (
-        <p role="alert" className="error">
-          {portalErrorText(t, error ?? mail.error)}
-        </p>
-      ) : null}
+      {error || mail.error ? <PortalErrorLine error={error ?? mail.error} /> : null}
       <div className="portal-history-actions">
         <button type="button" onClick={() => void download(null)} disabled={preparing}>
           {preparing ? t("history.preparing") : t("history.download")}

@@ -7,7 +7,8 @@ import { usePathname, useRouter } from "next/navigation";
 import type { CSSProperties, ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import { LanguageMenu } from "./i18n/provider";
-import { portalError, portalErrorText } from "./portal-errors";
+import { portalError } from "./portal-errors";
+import { PortalErrorLine } from "./portal-error-line";
 import { usePortalBase, usePortalPlace } from "./portal-place";
 import { usePortalTRPC } from "./portal-trpc";
 import { markSignedOut } from "./session-memory";
@@ -112,11 +113,7 @@ export function PortalFrame({
             <p>{t("frame.notFoundText")}</p>
           </>
         )}
-        {info.error && !missing && (
-          <p role="alert" className="error">
-            {portalErrorText(t, info.error)}
-          </p>
-        )}
+        {info.error && !missing && <PortalErrorLine error={info.error} />}
         {info.data && (typeof children === "function" ? children(info.data.portal) : children)}
       </main>
     </div>

@@ -8,7 +8,8 @@ import { useEffect } from "react";
 import { useTranslation } from "react-i18next";
 import { BonusNotice } from "./bonus-notice";
 import { PortalCredits } from "./portal-credits";
-import { portalError, portalErrorText } from "./portal-errors";
+import { portalError } from "./portal-errors";
+import { PortalErrorLine } from "./portal-error-line";
 import { PortalFrame } from "./portal-frame";
 import { usePortalTRPC } from "./portal-trpc";
 import { usePortalBase } from "./portal-place";
@@ -39,9 +40,7 @@ export function PortalHome({ portal }: { portal: string }) {
           return portalError(me.error).status === 401 ? (
             <p className="muted">{t("home.signingYouIn")}</p>
           ) : (
-            <p role="alert" className="error">
-              {portalErrorText(t, me.error)}
-            </p>
+            <PortalErrorLine error={me.error} />
           );
         if (!me.data) return <p className="muted">{t("frame.loading")}</p>;
         const person = me.data.endUser;
@@ -53,11 +52,7 @@ export function PortalHome({ portal }: { portal: string }) {
             <section aria-labelledby="apps-heading">
               <h2 id="apps-heading">{t("home.yourApps")}</h2>
               {apps.isLoading && <p className="muted">{t("frame.loading")}</p>}
-              {apps.error && (
-                <p role="alert" className="error">
-                  {portalErrorText(t, apps.error)}
-                </p>
-              )}
+              {apps.error && <PortalErrorLine error={apps.error} />}
               {apps.data?.apps.length === 0 && (
                 <p className="panel" data-testid="no-apps">
                   {t("home.noApps", { organization: info.organizationName })}

@@ -7,7 +7,7 @@ import { useEffect, useState, type FormEvent } from "react";
 import { Trans, useTranslation } from "react-i18next";
 import { usePortalLanguage } from "./i18n/provider";
 import { PortalFrame } from "./portal-frame";
-import { portalErrorText } from "./portal-errors";
+import { PortalErrorLine } from "./portal-error-line";
 import { usePortalTRPC } from "./portal-trpc";
 import { keptExportLink, markSignedIn, markSignedOut } from "./session-memory";
 
@@ -113,11 +113,7 @@ export function PortalSignIn({
                   onChange={(e) => setEmail(e.target.value)}
                 />
               </label>
-              {failure && (
-                <p role="alert" className="error">
-                  {portalErrorText(t, failure)}
-                </p>
-              )}
+              {failure && <PortalErrorLine error={failure} />}
               <button className="primary" type="submit" disabled={requestCode.isPending}>
                 {requestCode.isPending ? t("signIn.sending") : t("signIn.sendCode")}
               </button>
@@ -149,11 +145,7 @@ export function PortalSignIn({
                   onChange={(e) => setCode(e.target.value.replace(/\D/g, "").slice(0, 6))}
                 />
               </label>
-              {failure && (
-                <p role="alert" className="error">
-                  {portalErrorText(t, failure)}
-                </p>
-              )}
+              {failure && <PortalErrorLine error={failure} />}
               <button className="primary" type="submit" disabled={verifyCode.isPending || code.length !== 6}>
                 {verifyCode.isPending ? t("signIn.signingIn") : t("signIn.signIn")}
               </button>

@@ -3,6 +3,7 @@
 // built-in model is always allowed, so it is not offered.
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/lib/trpc";
+import { CheckboxGroup } from "@/components/console";
 
 export function AllowedModelsField({
   value,
@@ -14,31 +15,35 @@ export function AllowedModelsField({
   const trpc = useTRPC();
   const models = useQuery(trpc.models.list.queryOptions({}));
   const offered = (models.data?.models ?? []).filter((model) => model.provider !== "builtin");
-  const toggle = (id: string, on: boolean) =>
-    onChange(on ? [...(value ?? []), id] : (value ?? []).filter((model) => model !== id));
   return (
-    <fieldset className="stack">
-      <legend>Models</legend>
-      <label className="inline">
-        <input type="checkbox" checked={value !== null} onChange={(e) => onChange(e.target.checked ? [] : null)} />
-        Limit the models its end users&apos; apps may call (the built-in model is always allowed)
-      </label>
-      {value !== null &&
-        (offered.length === 0 ? (
-          <p className="muted">No provider models yet: only the built-in model is available.</p>
-        ) : (
-          offered.map((model) => (
-            <label className="inline" key={model.id}>
-              <input
-                type="checkbox"
-                checked={value.includes(model.id)}
-                onChange={(e) => toggle(model.id, e.target.checked)}
-              />
-              {model.name} <code>{model.id}</code>
-            </label>
-          ))
-        ))}
-    </fieldset>
+    <CheckboxGroup
+      className="stack"
+      legend="Models"
+      lead={
+        <label className="inline">
+          <input type="checkbox" checked={value !== null} onChange={(e) => onChange(e.target.checked ? [] : null)} />
+          Limit the models its end users&apos; apps may call (the built-in model is always allowed)
+        </label>
+      }
+      choices={
+        value === null
+          ? []
+          : offered.map((model) => ({
+              value: model.id,
+              label: (
+                <>
+                  {model.name} <code>{model.id}</code>
+                </>
+              ),
+            }))
+      }
+      value={value ?? []}
+      onChange={onChange}
+    >
+      {value !== null && offered.length === 0 && (
+        <p className="muted">No provider models yet: only the built-in model is available.</p>
+      )}
+    </CheckboxGroup>
   );
 }
 

@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { MAX_BONUS_CREDITS_PER_GRANT, MAX_CREDIT_REQUEST_CHARS } from "@/schemas/credits";
 import type { SubscriptionDetail } from "@/schemas/provisioning";
-import { ErrorAlert, FormField, notifyDone, Panel, useMay } from "@/components/console";
+import { Button, ErrorAlert, FormField, notifyDone, Panel, Select, useMay } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 
 export function BonusCreditsPanel({
@@ -59,14 +59,13 @@ export function BonusCreditsPanel({
               <span className="muted">{new Date(request.createdAt).toLocaleString()}</span>
               {request.message && <p style={{ margin: "0.25rem 0" }}>“{request.message}”</p>}
               {mayGrant && (
-                <button
-                  type="button"
-                  className="secondary"
+                <Button
+                  variant="secondary"
                   onClick={() => dismiss.mutate({ endUserId, creditRequestId: request.id })}
                   disabled={dismiss.isPending}
                 >
                   Dismiss
-                </button>
+                </Button>
               )}
             </li>
           ))}
@@ -81,13 +80,11 @@ export function BonusCreditsPanel({
           <form onSubmit={submit} className="row" style={{ alignItems: "flex-end", flexWrap: "wrap" }}>
             {active.length > 1 && (
               <FormField label="Subscription">
-                <select value={chosen} onChange={(e) => setTierPlanId(e.target.value)}>
-                  {active.map((s) => (
-                    <option key={s.tierPlanId} value={s.tierPlanId}>
-                      {s.tierPlanName}
-                    </option>
-                  ))}
-                </select>
+                <Select
+                  value={chosen}
+                  onChange={(e) => setTierPlanId(e.target.value)}
+                  options={active.map((s) => ({ value: s.tierPlanId, label: s.tierPlanName }))}
+                />
               </FormField>
             )}
             <FormField

@@ -3,7 +3,7 @@
 // revoke. Each end user's outcome comes back; refusals are listed with their reason.
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { ConfirmDialog, ErrorAlert, notifyDone } from "@/components/console";
+import { Button, ConfirmDialog, ErrorAlert, notifyDone, Select } from "@/components/console";
 import { EntityPicker, type Entity } from "@/components/entity-picker";
 import { useTRPC } from "@/lib/trpc";
 
@@ -51,7 +51,7 @@ export function EndUserBulkActions({
   return (
     <div className="bulk-bar" role="group" aria-label="Bulk actions">
       <strong>{people} selected</strong>
-      <select
+      <Select
         aria-label="Action"
         value={action}
         onChange={(e) => {
@@ -59,12 +59,13 @@ export function EndUserBulkActions({
           setTarget(null);
           bulk.reset();
         }}
-      >
-        <option value="">Choose an action…</option>
-        <option value="grant">Grant access to an app</option>
-        <option value="add_to_group">Add to a group</option>
-        <option value="revoke">Revoke access</option>
-      </select>
+        options={[
+          { value: "grant", label: "Grant access to an app" },
+          { value: "add_to_group", label: "Add to a group" },
+          { value: "revoke", label: "Revoke access" },
+        ]}
+        placeholder="Choose an action…"
+      />
       {(action === "grant" || action === "add_to_group") &&
         (target ? (
           <span>
@@ -82,14 +83,13 @@ export function EndUserBulkActions({
           />
         ))}
       {action && (
-        <button
-          type="button"
-          className={action === "revoke" ? "danger" : "primary"}
+        <Button
+          variant={action === "revoke" ? "danger" : "primary"}
           disabled={bulk.isPending || (action !== "revoke" && !target)}
           onClick={() => (action === "revoke" ? setConfirming(true) : run())}
         >
           {action === "revoke" ? `Revoke ${people}` : `Apply to ${people}`}
-        </button>
+        </Button>
       )}
       <ErrorAlert error={bulk.error} />
       {refused.length > 0 && (

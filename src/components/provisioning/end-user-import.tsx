@@ -3,7 +3,7 @@
 // updated, left unchanged or refused (and why); then the same file applied.
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type ChangeEvent } from "react";
-import { DataTable, ErrorAlert, FormField, notifyDone, Panel } from "@/components/console";
+import { Button, DataTable, ErrorAlert, FormField, notifyDone, Panel } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { MAX_IMPORT_CSV_CHARS, MAX_IMPORT_ROWS } from "@/schemas/limits";
 import "./provisioning.css";
@@ -82,9 +82,8 @@ export function EndUserImport({ onClose }: { onClose: () => void }) {
         >
           {preview.isPending ? "Checking…" : "Dry run"}
         </button>
-        <button
-          type="button"
-          className="primary"
+        <Button
+          variant="primary"
           disabled={!preview.data || willChange === 0 || apply.isPending || Boolean(apply.data)}
           onClick={() => apply.mutate({ csv, dryRun: false })}
         >
@@ -93,7 +92,7 @@ export function EndUserImport({ onClose }: { onClose: () => void }) {
             : preview.data
               ? `Apply ${willChange} change${willChange === 1 ? "" : "s"}`
               : "Apply"}
-        </button>
+        </Button>
         <button type="button" onClick={onClose}>
           Close
         </button>

@@ -1,7 +1,7 @@
 "use client";
 // Granting an app to an end user or a group: the app picked by name, in every portal or one.
 import { useState } from "react";
-import { FormField, LoadMore } from "@/components/console";
+import { FormField, LoadMore, Select } from "@/components/console";
 import { EntityPicker } from "@/components/entity-picker";
 import { usePortalList } from "./use-lists";
 
@@ -17,14 +17,13 @@ export function GrantAppForm({ onGrant }: { onGrant: (appId: string, portalId: s
         onPick={(app) => onGrant(app.id, portalId || undefined)}
       />
       <FormField label="In">
-        <select aria-label="Portal of the grant" value={portalId} onChange={(e) => setPortalId(e.target.value)}>
-          <option value="">every portal</option>
-          {portals.items.map((portal) => (
-            <option key={portal.id} value={portal.id}>
-              {portal.name} only
-            </option>
-          ))}
-        </select>
+        <Select
+          aria-label="Portal of the grant"
+          value={portalId}
+          onChange={(e) => setPortalId(e.target.value)}
+          options={portals.items.map((portal) => ({ value: portal.id, label: `${portal.name} only` }))}
+          placeholder="every portal"
+        />
       </FormField>
       <LoadMore list={portals} />
     </div>

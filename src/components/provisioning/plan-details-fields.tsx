@@ -1,7 +1,7 @@
 "use client";
 // What a plan says about itself in the plan forms: description, the price shown (never charged
 // here) and what it includes, one line each.
-import { FormField } from "@/components/console";
+import { FormField, Select } from "@/components/console";
 import "./provisioning.css";
 import { parsePrice, priceInputText } from "@/lib/plan-price";
 import { MAX_DESCRIPTION_CHARS } from "@/schemas/limits";
@@ -78,10 +78,14 @@ export function PlanDetailsFields({
           />
         </FormField>
         <FormField label="Per">
-          <select value={value.interval} onChange={(e) => set({ interval: e.target.value as "month" | "year" })}>
-            <option value="month">month</option>
-            <option value="year">year</option>
-          </select>
+          <Select
+            value={value.interval}
+            onChange={(e) => set({ interval: e.target.value as "month" | "year" })}
+            options={[
+              { value: "month", label: "month" },
+              { value: "year", label: "year" },
+            ]}
+          />
         </FormField>
       </div>
       <FormField

@@ -4,7 +4,7 @@
 // and the snippets for the organization's backend (signing the token) and for its page.
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { CopyButton, ErrorAlert, FormField, LoadMore, useMay } from "@/components/console";
+import { Button, CopyButton, ErrorAlert, FormField, LoadMore, Select, useMay } from "@/components/console";
 import { useBrowserOrigin } from "@/lib/browser";
 import { useTRPC } from "@/lib/trpc";
 import { MAX_EMBED_ORIGINS } from "@/schemas/portal";
@@ -112,21 +112,19 @@ export function PortalEmbed({ portal }: { portal: EmbeddedPortal }) {
           label="Visitors without an account"
           hint="Refused, or given an account on this plan the first time they open the chat."
         >
-          <select value={planId} onChange={(e) => (setSaved(false), setPlanId(e.target.value))}>
-            <option value="">Refused</option>
-            {plans.items.map((plan) => (
-              <option key={plan.id} value={plan.id}>
-                Provisioned on {plan.name}
-              </option>
-            ))}
-          </select>
+          <Select
+            value={planId}
+            onChange={(e) => (setSaved(false), setPlanId(e.target.value))}
+            options={plans.items.map((plan) => ({ value: plan.id, label: `Provisioned on ${plan.name}` }))}
+            placeholder="Refused"
+          />
         </FormField>
         <LoadMore list={plans} />
         {update.error && <ErrorAlert error={update.error} />}
         <div className="row">
-          <button className="primary" type="submit" disabled={update.isPending || !mayGrant}>
+          <Button variant="primary" type="submit" disabled={update.isPending || !mayGrant}>
             {update.isPending ? "Saving…" : "Save embedding"}
-          </button>
+          </Button>
           {saved && (
             <span role="status" className="muted">
               Saved.

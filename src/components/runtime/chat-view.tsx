@@ -1,7 +1,7 @@
 "use client";
 // The console chat with one published app: its greeting, its conversations, and a message box
 // whose reply streams in (Server-Sent Events from /api/console/apps/{appId}/conversation).
-import { ErrorAlert, PageHeader, Panel } from "@/components/console";
+import { Button, ErrorAlert, PageHeader, Panel } from "@/components/console";
 import { skipToken, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { ChatComposer } from "@/components/chat/chat-composer";
@@ -72,27 +72,21 @@ export function ChatView({ appId }: { appId: string }) {
       <ErrorAlert error={app.error} />
       <div className="chat">
         <aside className="panel chat-conversations" aria-label="Conversations">
-          <button
-            type="button"
-            className="primary"
-            onClick={() => open(null)}
-            disabled={conversationId === null && !turn.streaming}
-          >
+          <Button variant="primary" onClick={() => open(null)} disabled={conversationId === null && !turn.streaming}>
             New conversation
-          </button>
+          </Button>
           <ErrorAlert error={conversations.error} />
           {conversations.data?.conversations.length === 0 && <p className="muted">No conversations yet.</p>}
           <ul>
             {conversations.data?.conversations.map((c) => (
               <li key={c.id}>
-                <button
-                  type="button"
-                  className="link"
+                <Button
+                  variant="link"
                   aria-current={c.id === conversationId ? "true" : undefined}
                   onClick={() => open(c.id)}
                 >
                   {c.title || "Untitled"}
-                </button>
+                </Button>
                 <div className="muted">
                   {c.startedBy} · {new Date(c.updatedAt).toLocaleString()}
                 </div>

@@ -5,16 +5,11 @@
 import { useMutation } from "@tanstack/react-query";
 import { Plus, Trash2 } from "lucide-react";
 import { useState, type FormEvent } from "react";
-import { ErrorAlert, FormField, notifyDone, Panel } from "@/components/console";
+import { Button, ErrorAlert, FormField, notifyDone, Panel } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import type { McpConnection } from "@/schemas/integration";
-import {
-  MAX_CREDENTIAL_CHARS,
-  MAX_NAME_CHARS,
-  MAX_SHORT_NAME_CHARS,
-  MAX_SLUG_CHARS,
-  MAX_URL_CHARS,
-} from "@/schemas/limits";
+import { MAX_CREDENTIAL_CHARS, MAX_NAME_CHARS, MAX_SHORT_NAME_CHARS } from "@/schemas/limits";
+import { EndpointUrlField, SlugField } from "./endpoint-fields";
 
 interface HeaderRow {
   name: string;
@@ -80,16 +75,12 @@ export function ConnectionForm({ connection, onDone }: { connection?: McpConnect
       )}
       <div className="row">
         {!connection && (
-          <FormField label="Slug" hint="Names its tools in agents: <slug>_<tool>">
-            <input
-              required
-              maxLength={MAX_SLUG_CHARS}
-              pattern="[a-z0-9][a-z0-9\-]*"
-              value={slug}
-              onChange={(e) => setSlug(e.target.value)}
-              placeholder="e.g. crm"
-            />
-          </FormField>
+          <SlugField
+            value={slug}
+            onChange={setSlug}
+            hint="Names its tools in agents: <slug>_<tool>"
+            placeholder="e.g. crm"
+          />
         )}
         <FormField label="Name">
           <input
@@ -100,16 +91,14 @@ export function ConnectionForm({ connection, onDone }: { connection?: McpConnect
           />
         </FormField>
       </div>
-      <FormField label="URL" hint="The server's Streamable HTTP endpoint">
-        <input
-          type="url"
-          required
-          maxLength={MAX_URL_CHARS}
-          value={url}
-          onChange={(e) => setUrl(e.target.value)}
-          placeholder="https://mcp.example.com/mcp"
-        />
-      </FormField>
+      <EndpointUrlField
+        label="URL"
+        hint="The server's Streamable HTTP endpoint"
+        required
+        value={url}
+        onChange={setUrl}
+        placeholder="https://mcp.example.com/mcp"
+      />
       <fieldset className="list-editor" style={{ border: 0, padding: 0 }}>
         <legend className="muted">
           Headers sent with every request (values are write-only
@@ -156,9 +145,9 @@ export function ConnectionForm({ connection, onDone }: { connection?: McpConnect
       </fieldset>
       <ErrorAlert error={create.error ?? update.error} />
       <div className="row">
-        <button className="primary" type="submit" disabled={create.isPending || update.isPending}>
+        <Button variant="primary" type="submit" disabled={create.isPending || update.isPending}>
           {connection ? "Save changes" : "Connect"}
-        </button>
+        </Button>
         {connection && (
           <button type="button" onClick={onDone}>
             Cancel

@@ -4,10 +4,11 @@
 // it is a choice of its own.
 import { useMutation } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { ErrorAlert, FormField, notifyDone, Panel } from "@/components/console";
+import { Button, ErrorAlert, FormField, notifyDone, Panel, Select } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import type { ModelProvider, ProviderKind } from "@/schemas/integration";
-import { MAX_CREDENTIAL_CHARS, MAX_NAME_CHARS, MAX_SLUG_CHARS, MAX_URL_CHARS } from "@/schemas/limits";
+import { MAX_CREDENTIAL_CHARS, MAX_NAME_CHARS } from "@/schemas/limits";
+import { EndpointUrlField, SlugField } from "./endpoint-fields";
 
 /** "gpt-4o, llama3:8b" → chat models; the same for embedding models. */
 function modelList(text: string, kind: "chat" | "embedding") {
@@ -96,21 +97,21 @@ export function ProviderForm({ provider, onDone }: { provider?: ModelProvider; o
         </p>
       ) : (
         <div className="row">
-          <FormField label="Slug" hint="Agents name its models <slug>/<model id>, e.g. local/llama3.1">
-            <input
-              required
-              maxLength={MAX_SLUG_CHARS}
-              pattern="[a-z0-9][a-z0-9\-]*"
-              value={slug}
-              onChange={(e) => setSlug(e.target.value)}
-              placeholder="e.g. local"
-            />
-          </FormField>
+          <SlugField
+            value={slug}
+            onChange={setSlug}
+            hint="Agents name its models <slug>/<model id>, e.g. local/llama3.1"
+            placeholder="e.g. local"
+          />
           <FormField label="Kind">
-            <select value={kind} onChange={(e) => setKind(e.target.value as ProviderKind)}>
-              <option value="openai-compatible">OpenAI-compatible (Ollama, vLLM, OpenAI…)</option>
-              <option value="anthropic">Anthropic</option>
-            </select>
+            <Select
+              value={kind}
+              onChange={(e) => setKind(e.target.value as ProviderKind)}
+              options={[
+                { value: "openai-compatible", label: "OpenAI-compatible (Ollama, vLLM, OpenAI…)" },
+                { value: "anthropic", label: "Anthropic" },
+              ]}
+            />
           </FormField>
         </div>
       )}
@@ -122,23 +123,18 @@ export function ProviderForm({ provider, onDone }: { provider?: ModelProvider; o
           placeholder="e.g. Ollama on the GPU box"
         />
       </FormField>
-      <FormField
+      <EndpointUrlField
         label={kind === "anthropic" ? "Base URL (optional)" : "Base URL"}
         hint={
           kind === "anthropic"
             ? "Leave empty for Anthropic's own API"
             : "The address that serves /chat/completions, e.g. http://localhost:11434/v1 for Ollama"
         }
-      >
-        <input
-          type="url"
-          required={kind === "openai-compatible"}
-          maxLength={MAX_URL_CHARS}
-          value={baseUrl}
-          onChange={(e) => setBaseUrl(e.target.value)}
-          placeholder="https://api.openai.com/v1"
-        />
-      </FormField>
+        required={kind === "openai-compatible"}
+        value={baseUrl}
+        onChange={setBaseUrl}
+        placeholder="https://api.openai.com/v1"
+      />
       <FormField label="API key" hint={keyHint(provider)}>
         <input
           type="password"
@@ -178,9 +174,9 @@ export function ProviderForm({ provider, onDone }: { provider?: ModelProvider; o
       )}
       <ErrorAlert error={create.error ?? update.error} />
       <div className="row">
-        <button className="primary" type="submit" disabled={create.isPending || update.isPending}>
+        <Button variant="primary" type="submit" disabled={create.isPending || update.isPending}>
           {provider ? "Save changes" : "Add provider"}
-        </button>
+        </Button>
         {provider && (
           <button type="button" onClick={onDone}>
             Cancel

@@ -5,7 +5,7 @@
 import dynamic from "next/dynamic";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useState, type ReactNode } from "react";
-import { FormField } from "@/components/console";
+import { FormField, Select } from "@/components/console";
 import type { UsageBarsProps } from "./usage-bars";
 
 const DAY_MS = 86_400_000;
@@ -74,20 +74,15 @@ export function UsageRangePicker({ range }: { range: ReturnType<typeof useUsageR
       style={{ alignItems: "flex-end", marginBottom: "0.75rem" }}
     >
       <FormField label="Range">
-        <select
+        <Select
           value={preset ?? ""}
           onChange={(event) => {
             const days = Number(event.target.value);
             if (days) range.set(dayOf(Date.parse(last) - (days - 1) * DAY_MS), last);
           }}
-        >
-          {preset === undefined && <option value="">Custom</option>}
-          {PRESETS.map((days) => (
-            <option key={days} value={days}>
-              Last {days} days
-            </option>
-          ))}
-        </select>
+          placeholder={preset === undefined ? "Custom" : undefined}
+          options={PRESETS.map((days) => ({ value: String(days), label: `Last ${days} days` }))}
+        />
       </FormField>
       <FormField label="From">
         <input

@@ -5,7 +5,7 @@ import { readSessionToken, servedOverHttps } from "@/server/auth/cookies";
 import { assertJsonBody, assertSameOrigin } from "@/server/auth/same-origin";
 import type { Db } from "@/server/db";
 import { MAX_TRPC_BATCH_CALLS } from "@/schemas/limits";
-import { AppError, logIfUnexpected, toAppError } from "@/server/errors";
+import { AppError, logIfUnexpected, toAppError, sessionEnded } from "@/server/errors";
 import {
   checkIdempotencyKey,
   claimIdempotencyKey,
@@ -217,7 +217,7 @@ export function createConsoleAuditExportHandler(options: { db: () => Db }) {
         readSessionToken(request.headers.get("cookie")),
         requestOrigin(request, requestId, "console"),
       );
-      if (!actor) throw new AppError("unauthorized", "Your session has ended; sign in again.");
+      if (!actor) throw sessionEnded();
       return await downloadResponse(db, actor, null, request, requestId);
     } catch (error) {
       return errorResponse(toAppError(error), requestId);

@@ -11,7 +11,7 @@ import type { Actor, EndUserActor } from "@/server/auth/actor";
 import { assertJsonBody, assertSameOrigin } from "@/server/auth/same-origin";
 import { assertStorableText } from "@/server/bounds";
 import type { Db } from "@/server/db";
-import { AppError, toAppError } from "@/server/errors";
+import { sessionEnded, toAppError } from "@/server/errors";
 import { fileDownloadResponse } from "./download";
 import { errorResponse, requestIdFor } from "./envelope";
 import { readJsonBody } from "./json-body";
@@ -33,7 +33,7 @@ function answerHeaders(requestId: string): Headers {
 
 async function signedIn<Route>(door: ChatDoor<Route>, db: Db, request: Request, route: Route, requestId?: string) {
   const caller = await door.callerOf(db, request, route, requestId);
-  if (!caller) throw new AppError("unauthorized", "Your session has ended; sign in again.");
+  if (!caller) throw sessionEnded();
   return caller;
 }
 

@@ -31,6 +31,32 @@ export const CONVERSATION_CREDITS = RUN_CREDITS.conversation;
 export const PINNED_VERSION: Requirement = { scope: "apps:write" };
 const HISTORY_TURNS = 20;
 
+const RUN_TURNED_OFF = {
+  conversation:
+    "Conversation is turned off in this app's published API config; republish it with conversation enabled.",
+  transaction: "Transaction is turned off in this app's published API config; republish it with transactions enabled.",
+} as const;
+
+/**
+ * The first refusals of a run, in the contract's order: a pinned version is a builder's call,
+ * then the app as published (not_found), whether its published API allows this kind of run
+ * (service_disabled), then whom the run is for (runFor).
+ */
+export async function appRunFor(
+  db: Db,
+  actor: Actor | EndUserActor,
+  kind: keyof typeof RUN_TURNED_OFF,
+  input: { appId: string; version?: string; endUserId?: string; portalId?: string },
+) {
+  if (input.version !== undefined) authorize(actor, PINNED_VERSION);
+  const app = await loadLiveApp(db, actor, input.appId, input.version);
+  const api = app.app.document.api;
+  if (!(kind === "conversation" ? api.conversationEnabled : api.transactionEnabled))
+    throw new AppError("service_disabled", RUN_TURNED_OFF[kind]);
+  const runner = await runFor(db, actor, input.appId, input);
+  return { app, api, runner };
+}
+
 export interface ConverseInput {
   appId: string;
   /** The turn's text; with `regenerate`, it replaces the last user message (edit and resend), else that message is asked again. */
@@ -275,15 +301,7 @@ export const converse = guarded(
         )
       : null;
     conversation?.catch(() => {});
-    if (input.version !== undefined) authorize(actor, PINNED_VERSION);
-    const app = await loadLiveApp(db, actor, input.appId, input.version);
-    const api = app.app.document.api;
-    if (!api.conversationEnabled)
-      throw new AppError(
-        "service_disabled",
-        "Conversation is turned off in this app's published API config; republish it with conversation enabled.",
-      );
-    const runner = await runFor(db, actor, input.appId, input);
+    const { app, api, runner } = await appRunFor(db, actor, "conversation", input);
     const existing = conversation ? await conversation : null;
     const turn =
       input.regenerate && existing

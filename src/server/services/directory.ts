@@ -10,7 +10,6 @@ import { printableText } from "@/schemas/text";
 import type { DirectoryOverview } from "@/schemas/directory";
 import type { Actor, KeyActor } from "@/server/auth/actor";
 import { hashSecret, randomToken } from "@/server/auth/secrets";
-import { AppError } from "@/server/errors";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { Prisma } from "@/generated/prisma/client";
@@ -32,6 +31,7 @@ import { changesBetween, recordEvent, SECRET_CHANGED } from "./events";
 import { normalizeEmail } from "./members";
 import { samlAcsUrl, samlEntityId } from "./saml";
 import { redirectUri } from "./sso";
+import { liveTierPlan } from "./tier-plans";
 
 type Tx = Prisma.TransactionClient;
 
@@ -861,11 +861,7 @@ export const setDirectoryDefaultPlan = guarded(
     defaultPlanId: string | null;
   }> {
     if (input.tierPlanId) {
-      const plan = await db.tierPlan.findFirst({
-        where: { id: input.tierPlanId, organizationId: actor.organizationId, archivedAt: null },
-        select: { id: true },
-      });
-      if (!plan) throw new AppError("tier_not_found", `No live tier plan ${input.tierPlanId} in this organization.`);
+      await liveTierPlan(db, actor.organizationId, input.tierPlanId);
     }
     await db.$transaction(async (tx) => {
       const before = await tx.organization.findUniqueOrThrow({

@@ -24,6 +24,8 @@ import { normalizeEmail } from "./members";
 import { likeEscaped } from "./name-search";
 import { changesBetween, eventInsertSql, eventSqlActorParams, recorded, recordEvent } from "./events";
 import { isoUtc } from "./support/sql-json";
+import { liveTierPlan, noLivePlan } from "./tier-plans";
+import { groupsDisabled } from "./user-groups";
 
 type Tx = Prisma.TransactionClient;
 
@@ -372,9 +374,8 @@ function refuseProvisioning(
     );
   }
   const missingPlan = tierPlanIds.find((id) => !check.plans.includes(id));
-  if (missingPlan) throw new AppError("tier_not_found", `No live tier plan ${missingPlan} in this organization.`);
-  if (groupIds.length && !check.groups_enabled)
-    throw new AppError("groups_disabled", "User groups are not enabled for this organization.");
+  if (missingPlan) throw noLivePlan(missingPlan);
+  if (groupIds.length && !check.groups_enabled) throw groupsDisabled();
   const missingGroup = groupIds.find((id) => !check.groups.includes(id));
   if (missingGroup) throw new AppError("group_not_found", `No user group ${missingGroup} in this organization.`);
   if (check.plan_groups[0]) {
@@ -858,10 +859,7 @@ export const linkProcessorSubscription = guarded(
     input: { endUserId: string; tierPlanId: string },
   ): Promise<SubscriptionDetail> {
     const user = await findEndUser(db, actor, input.endUserId);
-    const plan = await db.tierPlan.findFirst({
-      where: { id: input.tierPlanId, organizationId: actor.organizationId, archivedAt: null },
-    });
-    if (!plan) throw new AppError("tier_not_found", `No live tier plan ${input.tierPlanId} in this organization.`);
+    const plan = await liveTierPlan(db, actor.organizationId, input.tierPlanId);
     return db.$transaction(async (tx) => {
       const [was] = await tx.$queryRaw<{ status: string; provisionedBy: string; isComped: boolean }[]>`
         select status, provisioned_by::text as "provisionedBy", is_comped as "isComped" from subscriptions

@@ -8,7 +8,7 @@ import { hashPassword, verifyPassword } from "@/server/auth/passwords";
 import { hashSecret } from "@/server/auth/secrets";
 import { createSignInThrottle } from "@/server/auth/sign-in-throttle";
 import type { Db } from "@/server/db";
-import { AppError, invalidRequest } from "@/server/errors";
+import { AppError, invalidRequest, sessionEnded } from "@/server/errors";
 import { changesBetween, recordEvent, SECRET_CHANGED } from "./events";
 
 type MemberRow = {
@@ -235,7 +235,7 @@ export const changeOwnPassword = guarded(
       where: { id: actor.member.id, organizationId: actor.organizationId, removedAt: null },
       include: { user: { select: { id: true, email: true, passwordHash: true } } },
     });
-    if (!member) throw new AppError("unauthorized", "Your session has ended; sign in again.");
+    if (!member) throw sessionEnded();
     const attempt = await passwordChangeThrottle.admit(db, member.user.email, options.clientAddress);
     const currentHash = member.passwordHash ?? member.user.passwordHash;
     if (!currentHash || !(await verifyPassword(currentHash, input.currentPassword))) {

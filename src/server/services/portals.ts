@@ -17,6 +17,7 @@ import { sealSecret } from "@/server/secret-box";
 import { changesBetween, recorded, SECRET_CHANGED } from "./events";
 import { nameContains } from "./name-search";
 import { afterCursor, CURSOR_ORDER, toPage } from "./support/pagination";
+import { findLivePlan } from "./tier-plans";
 import { assertGroupsEnabled } from "./user-groups";
 
 const SLUG_TAKEN = "That slug is taken by another portal; choose another.";
@@ -106,8 +107,7 @@ async function assertAppsOfOrganization(db: Db, organizationId: string, appIds: 
 /** The provisioning plan must be a live plan of the organization. */
 async function assertProvisionPlan(db: Db, organizationId: string, planId: string | null | undefined): Promise<void> {
   if (!planId) return;
-  const found = await db.tierPlan.count({ where: { id: planId, organizationId, archivedAt: null } });
-  if (!found)
+  if (!(await findLivePlan(db, organizationId, planId)))
     throw new AppError(
       "invalid_request",
       "Invalid request: provisionPlanId names no active plan of this organization.",

@@ -80,6 +80,23 @@ async function lockedPlan(tx: Prisma.TransactionClient, actor: Actor, tierPlanId
   return tx.tierPlan.findFirstOrThrow({ where: { id: tierPlanId, organizationId: actor.organizationId } });
 }
 
+/** The refusal of a plan that is not a live (unarchived) plan of this organization. */
+export function noLivePlan(tierPlanId: string): AppError {
+  return new AppError("tier_not_found", `No live tier plan ${tierPlanId} in this organization.`);
+}
+
+/** A live plan of this organization, or nothing: an archived plan keeps its subscriptions but takes no new ones. */
+export function findLivePlan(db: Db, organizationId: string, tierPlanId: string) {
+  return db.tierPlan.findFirst({ where: { id: tierPlanId, organizationId, archivedAt: null } });
+}
+
+/** A live plan of this organization, refused with tier_not_found otherwise. */
+export async function liveTierPlan(db: Db, organizationId: string, tierPlanId: string) {
+  const plan = await findLivePlan(db, organizationId, tierPlanId);
+  if (!plan) throw noLivePlan(tierPlanId);
+  return plan;
+}
+
 function planTarget(plan: { id: string; name: string }) {
   return { type: "tier_plan", id: plan.id, label: plan.name };
 }

@@ -3,7 +3,6 @@
 // a failed one costs is src/server/runtime/billed-run.ts's policy.
 import { randomUUID } from "node:crypto";
 import { actorLabel, type Actor } from "@/server/auth/actor";
-import { authorize } from "@/server/auth/authorize";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest } from "@/server/errors";
@@ -11,12 +10,10 @@ import { BilledRun, RUN_CREDITS, type RunRecord } from "@/server/runtime/billed-
 import { JsonTooDeep, jsonObjectIn } from "@/server/runtime/json-in-text";
 import { schemaProblems } from "@/server/runtime/json-schema";
 import { RUN_LIMITS, runLimitExceeded } from "@/server/runtime/limits";
-import { loadLiveApp } from "@/server/runtime/load";
 import { modelsOfApp } from "@/server/runtime/metering";
 import { isApprovalPause, newRunContext, runApp } from "@/server/runtime/run";
 import { pauseForApproval } from "./approvals";
-import { PINNED_VERSION } from "./conversations";
-import { runFor } from "./portal-access";
+import { appRunFor } from "./conversations";
 
 export const TRANSACTION_CREDITS = RUN_CREDITS.transaction;
 
@@ -46,15 +43,7 @@ export const transact = guarded(
     actor: Actor,
     input: { appId: string; input: Record<string, unknown>; endUserId?: string; portalId?: string; version?: string },
   ) {
-    if (input.version !== undefined) authorize(actor, PINNED_VERSION);
-    const app = await loadLiveApp(db, actor, input.appId, input.version);
-    const api = app.app.document.api;
-    if (!api.transactionEnabled)
-      throw new AppError(
-        "service_disabled",
-        "Transaction is turned off in this app's published API config; republish it with transactions enabled.",
-      );
-    const runner = await runFor(db, actor, input.appId, input);
+    const { app, api, runner } = await appRunFor(db, actor, "transaction", input);
     const problems = schemaProblems(api.inputSchema, input.input);
     if (problems.length)
       throw invalidRequest(

@@ -34,6 +34,11 @@ export function toUserGroup(row: GroupRow): UserGroup {
   };
 }
 
+/** The refusal when the organization's groups switch is off. */
+export function groupsDisabled(): AppError {
+  return new AppError("groups_disabled", "User groups are not enabled for this organization.");
+}
+
 /** Groups, group grants and portal admissions need the organization's groups switch. */
 export async function assertGroupsEnabled(
   db: Db,
@@ -43,8 +48,7 @@ export async function assertGroupsEnabled(
     where: { id: organizationId },
     select: { groupsEnabled: true, accessMode: true },
   });
-  if (!organization?.groupsEnabled)
-    throw new AppError("groups_disabled", "User groups are not enabled for this organization.");
+  if (!organization?.groupsEnabled) throw groupsDisabled();
   return organization;
 }
 

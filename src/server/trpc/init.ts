@@ -8,7 +8,7 @@ import { authorize, type Requirement } from "@/server/auth/authorize";
 import type { DeclaredRequirement } from "@/server/auth/guarded";
 import { assertStorableRawInput } from "@/server/bounds";
 import type { Db } from "@/server/db";
-import { AppError, toAppError, type ErrorCode } from "@/server/errors";
+import { AppError, toAppError, type ErrorCode, sessionEnded } from "@/server/errors";
 import type { CallSlot } from "./call-slots";
 import { withSyncValidation } from "./sync-validation";
 
@@ -130,7 +130,7 @@ export function scopedProcedure(requirement: DeclaredRequirement) {
 /** A console-only endpoint for a signed-in member meeting `requirement` (the called service's). */
 export function memberProcedure(requirement: DeclaredRequirement) {
   return procedure.meta({ auth: requirement }).use(async ({ ctx, getRawInput, next }) => {
-    if (ctx.actor?.kind !== "member") throw new AppError("unauthorized", "Your session has ended; sign in again.");
+    if (ctx.actor?.kind !== "member") throw sessionEnded();
     authorize(ctx.actor, requirement);
     await assertStorableRawInput(getRawInput);
     return next({ ctx: { actor: ctx.actor as MemberActor } });

@@ -2,7 +2,7 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { OwnSecondFactorPanel } from "@/components/auth/own-second-factor";
-import { ErrorAlert, FormField, notifyDone, PageHeader, Panel } from "@/components/console";
+import { Button, ErrorAlert, FormField, notifyDone, PageHeader, Panel } from "@/components/console";
 import { NotificationEmailsForm } from "@/components/console/notifications";
 import { useTRPC } from "@/lib/trpc";
 import { MAX_PASSWORD_CHARS } from "@/schemas/limits";
@@ -84,9 +84,9 @@ export default function AccountPage() {
         {change.error && !fieldErrorShown && <ErrorAlert error={change.error} />}
         {fieldErrorShown && <ErrorAlert error={change.error} announceOnly />}
         <div>
-          <button className="primary" type="submit" disabled={change.isPending}>
+          <Button variant="primary" type="submit" disabled={change.isPending}>
             Change password
-          </button>
+          </Button>
         </div>
       </Panel>
       <OwnSecondFactorPanel />

@@ -7,6 +7,7 @@ import { useQuery } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { Suspense, useId, useState } from "react";
 import {
+  Button,
   CopyButton,
   ErrorAlert,
   FormField,
@@ -14,8 +15,9 @@ import {
   PageHeader,
   Panel,
   SearchPicker,
-  useCursorList,
+  Select,
   type PickerOption,
+  useCursorList,
 } from "@/components/console";
 import { actionLabel, actorKindWords, fieldInSentence, KNOWN_ACTIONS, valueWords } from "@/lib/audit-words";
 import { agoWords, doorWords } from "@/lib/change-words";
@@ -139,6 +141,11 @@ function AuditLog() {
 }
 
 /** Person, action and item picked by name, door and days; each applies as soon as it is chosen. */
+/** People as a select's options: each named with what they are (a member's email, a key's prefix). */
+function personOptions(people: { id: string; name: string; detail: string }[]) {
+  return people.map((person) => ({ value: person.id, label: `${person.name} (${person.detail})` }));
+}
+
 function AuditFilters({
   filter,
   onChange,
@@ -174,59 +181,45 @@ function AuditFilters({
   return (
     <section className="panel audit-filters" aria-label="Filter the audit log">
       <FormField label="Person">
-        <select value={filter.actorId ?? ""} onChange={(e) => onChange({ actorId: e.target.value })}>
-          <option value="">Anyone</option>
-          {pickedPerson && <option value={filter.actorId}>The one picked</option>}
-          <optgroup label="Members">
-            {people
-              .filter((person) => person.type === "member")
-              .map((person) => (
-                <option key={person.id} value={person.id}>
-                  {person.name} ({person.detail})
-                </option>
-              ))}
-          </optgroup>
-          <optgroup label="API keys">
-            {people
-              .filter((person) => person.type !== "member")
-              .map((person) => (
-                <option key={person.id} value={person.id}>
-                  {person.name} ({person.detail})
-                </option>
-              ))}
-          </optgroup>
-        </select>
+        <Select
+          value={filter.actorId ?? ""}
+          onChange={(e) => onChange({ actorId: e.target.value })}
+          placeholder="Anyone"
+          options={[
+            ...(pickedPerson ? [{ value: filter.actorId!, label: "The one picked" }] : []),
+            { group: "Members", options: personOptions(people.filter((person) => person.type === "member")) },
+            { group: "API keys", options: personOptions(people.filter((person) => person.type !== "member")) },
+          ]}
+        />
       </FormField>
       <FormField label="Action">
-        <select value={filter.action ?? ""} onChange={(e) => onChange({ action: e.target.value })}>
-          <option value="">Any action</option>
-          {filter.action && !Object.values(KNOWN_ACTIONS).flat().includes(filter.action) && (
-            <option value={filter.action}>{filter.action}</option>
-          )}
-          {Object.entries(KNOWN_ACTIONS).map(([group, actions]) => (
-            <optgroup key={group} label={group}>
-              {actions.map((action) => (
-                <option key={action} value={action}>
-                  {actionLabel(action)}
-                </option>
-              ))}
-            </optgroup>
-          ))}
-        </select>
+        <Select
+          value={filter.action ?? ""}
+          onChange={(e) => onChange({ action: e.target.value })}
+          placeholder="Any action"
+          options={[
+            ...(filter.action && !Object.values(KNOWN_ACTIONS).flat().includes(filter.action)
+              ? [{ value: filter.action, label: filter.action }]
+              : []),
+            ...Object.entries(KNOWN_ACTIONS).map(([group, actions]) => ({
+              group,
+              options: actions.map((action) => ({ value: action, label: actionLabel(action) })),
+            })),
+          ]}
+        />
       </FormField>
       {filter.targetId ? (
         <div className="audit-picked-item">
           <span className="audit-picked-label">Item</span>
           <span className="audit-chip">
             {itemName || "The item picked"}
-            <button
-              type="button"
-              className="link"
+            <Button
+              variant="link"
               aria-label={`Clear the item filter${itemName ? ` (${itemName})` : ""}`}
               onClick={() => onChange({ targetId: "", targetType: "" })}
             >
               ×
-            </button>
+            </Button>
           </span>
         </div>
       ) : (
@@ -243,16 +236,17 @@ function AuditFilters({
         />
       )}
       <FormField label="Door">
-        <select value={filter.door ?? ""} onChange={(e) => onChange({ door: e.target.value })}>
-          <option value="">Any</option>
-          {AUDIT_DOORS.map((door) => (
-            <option key={door} value={door}>
-              {doorWords(door)
-                .replace(/^(in|through|from|with|by) (the )?/, "")
-                .replace(/^./, (c) => c.toUpperCase())}
-            </option>
-          ))}
-        </select>
+        <Select
+          value={filter.door ?? ""}
+          onChange={(e) => onChange({ door: e.target.value })}
+          options={AUDIT_DOORS.map((door) => ({
+            value: door,
+            label: doorWords(door)
+              .replace(/^(in|through|from|with|by) (the )?/, "")
+              .replace(/^./, (c) => c.toUpperCase()),
+          }))}
+          placeholder="Any"
+        />
       </FormField>
       <FormField label="From">
         <input
@@ -269,13 +263,9 @@ function AuditFilters({
         />
       </FormField>
       {Object.values(filter).some(Boolean) && (
-        <button
-          type="button"
-          className="audit-clear"
-          onClick={() => onChange(Object.fromEntries(FILTERS.map((key) => [key, ""])))}
-        >
+        <Button className="audit-clear" onClick={() => onChange(Object.fromEntries(FILTERS.map((key) => [key, ""])))}>
           Clear filters
-        </button>
+        </Button>
       )}
     </section>
   );
@@ -334,9 +324,9 @@ function AuditRow({ event, onFilter }: { event: ReadableAuditEvent; onFilter: (c
             <dd>
               {event.actor.name} ({actorKindWords(event.actor)})
               {event.actor.id && (
-                <button type="button" className="link" onClick={() => onFilter({ actorId: event.actor.id! })}>
+                <Button variant="link" onClick={() => onFilter({ actorId: event.actor.id! })}>
                   Everything by them
-                </button>
+                </Button>
               )}
             </dd>
             {event.target.id && (
@@ -344,9 +334,9 @@ function AuditRow({ event, onFilter }: { event: ReadableAuditEvent; onFilter: (c
                 <dt>Item</dt>
                 <dd>
                   {event.target.name || event.target.type}
-                  <button type="button" className="link" onClick={() => onFilter({ targetId: event.target.id! })}>
+                  <Button variant="link" onClick={() => onFilter({ targetId: event.target.id! })}>
                     Everything on this item
-                  </button>
+                  </Button>
                 </dd>
               </>
             )}

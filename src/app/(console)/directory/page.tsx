@@ -5,6 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import {
+  Button,
   ConfirmButton,
   CopyButton,
   DataTable,
@@ -13,6 +14,7 @@ import {
   LoadMore,
   PageHeader,
   Panel,
+  Select,
 } from "@/components/console";
 import { SsoPanel } from "@/components/directory/sso-panel";
 import { useTRPC } from "@/lib/trpc";
@@ -93,30 +95,23 @@ export default function DirectoryPage() {
             onConfirm={() => rotate.mutate()}
           />
         ) : (
-          <button className="primary" type="button" onClick={() => rotate.mutate()} disabled={rotate.isPending}>
+          <Button variant="primary" onClick={() => rotate.mutate()} disabled={rotate.isPending}>
             Create token
-          </button>
+          </Button>
         )}
         <ErrorAlert error={rotate.error} />
       </Panel>
 
       <Panel title="Default plan">
         <FormField label="New end users from the directory are subscribed to">
-          <select
+          <Select
             data-testid="directory-default-plan"
             value={data?.defaultPlanId ?? ""}
             onChange={(event) => setPlan.mutate({ tierPlanId: event.target.value || null })}
             disabled={!data || setPlan.isPending}
-          >
-            <option value="">No plan</option>
-            {plans.items
-              .filter((plan) => !plan.archived)
-              .map((plan) => (
-                <option key={plan.id} value={plan.id}>
-                  {plan.name}
-                </option>
-              ))}
-          </select>
+            options={plans.items.filter((plan) => !plan.archived).map((plan) => ({ value: plan.id, label: plan.name }))}
+            placeholder="No plan"
+          />
         </FormField>
         <LoadMore list={plans} />
         <ErrorAlert error={plans.error ?? setPlan.error} />

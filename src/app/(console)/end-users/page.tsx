@@ -4,7 +4,18 @@ import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { Suspense, useState, type FormEvent } from "react";
 import { useTRPC } from "@/lib/trpc";
-import { DataTable, ErrorAlert, FormField, LoadMore, PageHeader, Panel, usePageState } from "@/components/console";
+import {
+  Button,
+  CheckboxGroup,
+  DataTable,
+  ErrorAlert,
+  FormField,
+  LoadMore,
+  PageHeader,
+  Panel,
+  Select,
+  usePageState,
+} from "@/components/console";
 import { EntityPicker, useEntities, type Entity } from "@/components/entity-picker";
 import { MAX_EMAIL_CHARS, MAX_NAME_CHARS } from "@/schemas/limits";
 import { EndUserSort } from "@/schemas/provisioning";
@@ -147,24 +158,23 @@ function EndUsers() {
           </FormField>
         </div>
         {livePlans.length > 0 && (
-          <fieldset className="bare">
-            <legend className="muted">Plans</legend>
-            <div className="row">
-              {livePlans.map((plan) => (
-                <label key={plan.id} className="inline">
-                  <input
-                    type="checkbox"
-                    checked={planIds.includes(plan.id)}
-                    onChange={(e) =>
-                      setPlanIds(e.target.checked ? [...planIds, plan.id] : planIds.filter((id) => id !== plan.id))
-                    }
-                  />
+          <CheckboxGroup
+            legend="Plans"
+            legendClassName="muted"
+            listClassName="row"
+            choices={livePlans.map((plan) => ({
+              value: plan.id,
+              label: (
+                <>
                   {plan.name} <span className="muted">({plan.creditAllowance} credits)</span>
-                </label>
-              ))}
-            </div>
+                </>
+              ),
+            }))}
+            value={planIds}
+            onChange={setPlanIds}
+          >
             <LoadMore list={plans} />
-          </fieldset>
+          </CheckboxGroup>
         )}
         {!groups.unavailable && (
           <fieldset className="bare">
@@ -202,9 +212,9 @@ function EndUsers() {
           </p>
         )}
         <div>
-          <button className="primary" type="submit" disabled={provision.isPending}>
+          <Button variant="primary" type="submit" disabled={provision.isPending}>
             Provision
-          </button>
+          </Button>
         </div>
       </Panel>
 
@@ -220,44 +230,48 @@ function EndUsers() {
         </form>
         <div className="end-user-filters">
           <FormField label="Plan">
-            <select value={filter.plan} onChange={(e) => filterBy({ plan: e.target.value })}>
-              <option value="">Any plan</option>
-              {plans.items.map((plan) => (
-                <option key={plan.id} value={plan.id}>
-                  {plan.name}
-                </option>
-              ))}
-            </select>
+            <Select
+              value={filter.plan}
+              onChange={(e) => filterBy({ plan: e.target.value })}
+              options={plans.items.map((plan) => ({ value: plan.id, label: plan.name }))}
+              placeholder="Any plan"
+            />
           </FormField>
           {!groups.unavailable && (
             <FormField label="Group">
-              <select value={filter.group} onChange={(e) => filterBy({ group: e.target.value })}>
-                <option value="">Any group</option>
-                {groups.entities.map((group) => (
-                  <option key={group.id} value={group.id}>
-                    {group.name}
-                  </option>
-                ))}
-              </select>
+              <Select
+                value={filter.group}
+                onChange={(e) => filterBy({ group: e.target.value })}
+                options={groups.entities.map((group) => ({ value: group.id, label: group.name }))}
+                placeholder="Any group"
+              />
             </FormField>
           )}
           <FormField label="Status">
-            <select value={filter.status} onChange={(e) => filterBy({ status: e.target.value as Filter["status"] })}>
-              <option value="">Any status</option>
-              <option value="active">Active</option>
-              <option value="revoked">Revoked</option>
-              <option value="suspended">Suspended</option>
-            </select>
+            <Select
+              value={filter.status}
+              onChange={(e) => filterBy({ status: e.target.value as Filter["status"] })}
+              options={[
+                { value: "active", label: "Active" },
+                { value: "revoked", label: "Revoked" },
+                { value: "suspended", label: "Suspended" },
+              ]}
+              placeholder="Any status"
+            />
           </FormField>
           <FormField label="Sort by">
-            <select value={filter.sort} onChange={(e) => filterBy({ sort: e.target.value as Filter["sort"] })}>
-              <option value="created">Oldest first</option>
-              <option value="newest">Newest first</option>
-              <option value="email">Email, A to Z</option>
-              <option value="lastSeen">Last seen</option>
-              <option value="creditsLeft">Fewest credits left</option>
-              <option value="creditsLeftDesc">Most credits left</option>
-            </select>
+            <Select
+              value={filter.sort}
+              onChange={(e) => filterBy({ sort: e.target.value as Filter["sort"] })}
+              options={[
+                { value: "created", label: "Oldest first" },
+                { value: "newest", label: "Newest first" },
+                { value: "email", label: "Email, A to Z" },
+                { value: "lastSeen", label: "Last seen" },
+                { value: "creditsLeft", label: "Fewest credits left" },
+                { value: "creditsLeftDesc", label: "Most credits left" },
+              ]}
+            />
           </FormField>
         </div>
         {selected.length > 0 && (

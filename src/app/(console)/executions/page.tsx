@@ -24,7 +24,7 @@ import {
   type FeedbackRating,
 } from "@/schemas/runtime";
 import { useTRPC } from "@/lib/trpc";
-import { DataTable, ErrorAlert, FormField, LoadMore, PageHeader, useCursorList } from "@/components/console";
+import { DataTable, ErrorAlert, FormField, LoadMore, PageHeader, Select, useCursorList } from "@/components/console";
 import { RefusalsList } from "@/components/usage/refusals-list";
 import { FAILURES, REFUSED } from "@/components/usage/executions-link";
 
@@ -157,51 +157,38 @@ function Filters({ filter, onChange }: { filter: Filter; onChange: (next: Filter
         />
       )}
       <FormField label="Status">
-        <select
+        <Select
           value={filter.status ?? ""}
           onChange={(e) =>
             onChange({ ...filter, status: STATUSES.find((known) => known === e.target.value), code: undefined })
           }
-        >
-          <option value="">Any status</option>
-          {EXECUTION_STATUSES.map((status) => (
-            <option key={status} value={status}>
-              {status.replace("_", " ")}
-            </option>
-          ))}
-          <option value={FAILURES}>failures (failed or output invalid)</option>
-          <option value={REFUSED}>refused before running</option>
-        </select>
+          options={[
+            ...EXECUTION_STATUSES.map((status) => ({ value: status, label: status.replace("_", " ") })),
+            { value: FAILURES, label: "failures (failed or output invalid)" },
+            { value: REFUSED, label: "refused before running" },
+          ]}
+          placeholder="Any status"
+        />
       </FormField>
       {filter.status === REFUSED ? (
         <FormField label="Why">
-          <select
+          <Select
             value={filter.code ?? ""}
             onChange={(e) => onChange({ ...filter, code: REFUSAL_CODES.find((known) => known === e.target.value) })}
-          >
-            <option value="">Any reason</option>
-            {REFUSAL_CODES.map((code) => (
-              <option key={code} value={code}>
-                {code.replace("_", " ")}
-              </option>
-            ))}
-          </select>
+            options={REFUSAL_CODES.map((code) => ({ value: code, label: code.replace("_", " ") }))}
+            placeholder="Any reason"
+          />
         </FormField>
       ) : (
         <FormField label="Feedback">
-          <select
+          <Select
             value={filter.feedback ?? ""}
             onChange={(e) =>
               onChange({ ...filter, feedback: FEEDBACK_RATINGS.find((known) => known === e.target.value) })
             }
-          >
-            <option value="">Any feedback</option>
-            {FEEDBACK_RATINGS.map((rating) => (
-              <option key={rating} value={rating}>
-                {FEEDBACK_LABELS[rating]}
-              </option>
-            ))}
-          </select>
+            options={FEEDBACK_RATINGS.map((rating) => ({ value: rating, label: FEEDBACK_LABELS[rating] }))}
+            placeholder="Any feedback"
+          />
         </FormField>
       )}
       {filter.endUser ? (
@@ -212,17 +199,12 @@ function Filters({ filter, onChange }: { filter: Filter; onChange: (next: Filter
         <EndUserPicker label="End user" onPick={(endUser) => onChange({ ...filter, endUser: endUser.id })} />
       )}
       <FormField label="Portal">
-        <select
+        <Select
           value={filter.portal ?? ""}
           onChange={(e) => onChange({ ...filter, portal: e.target.value || undefined })}
-        >
-          <option value="">All portals and doors</option>
-          {portals.items.map((portal) => (
-            <option key={portal.id} value={portal.id}>
-              {portal.name}
-            </option>
-          ))}
-        </select>
+          options={portals.items.map((portal) => ({ value: portal.id, label: portal.name }))}
+          placeholder="All portals and doors"
+        />
       </FormField>
       <LoadMore list={portals} />
     </div>

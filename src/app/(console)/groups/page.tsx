@@ -1,19 +1,17 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState, type FormEvent } from "react";
 import { useTRPC } from "@/lib/trpc";
 import {
   DataTable,
+  CreateNamedItemPanel,
   ErrorAlert,
-  FormActions,
-  FormField,
   LoadMore,
   PageHeader,
   Panel,
   useCursorList,
 } from "@/components/console";
-import { MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS } from "@/schemas/limits";
+import { CreateUserGroupInput } from "@/schemas/provisioning";
 
 export default function GroupsPage() {
   const trpc = useTRPC();
@@ -22,22 +20,11 @@ export default function GroupsPage() {
     (cursor) => trpc.userGroups.list.queryOptions({ limit: 50, ...(cursor ? { cursor } : {}) }),
     (page) => page.userGroups,
   );
-  const [name, setName] = useState("");
-  const [description, setDescription] = useState("");
   const create = useMutation(
     trpc.userGroups.create.mutationOptions({
-      onSuccess: () => {
-        setName("");
-        setDescription("");
-        void queryClient.invalidateQueries({ queryKey: trpc.userGroups.list.queryKey() });
-      },
+      onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.userGroups.list.queryKey() }),
     }),
   );
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    create.mutate({ name, description });
-  }
 
   return (
     <>
@@ -46,21 +33,14 @@ export default function GroupsPage() {
         description="End users in a group share its grants and the portals it is admitted to."
       />
       <ErrorAlert error={groups.error} />
-      <Panel label="Create a user group" onSubmit={submit}>
-        <div className="row">
-          <FormField label="Name">
-            <input required maxLength={MAX_NAME_CHARS} value={name} onChange={(e) => setName(e.target.value)} />
-          </FormField>
-          <FormField label="Description">
-            <input
-              maxLength={MAX_DESCRIPTION_CHARS}
-              value={description}
-              onChange={(e) => setDescription(e.target.value)}
-            />
-          </FormField>
-        </div>
-        <FormActions error={create.error} submitLabel="Create group" pending={create.isPending} />
-      </Panel>
+      <CreateNamedItemPanel
+        schema={CreateUserGroupInput}
+        create={create}
+        label="Create a user group"
+        submitLabel="Create group"
+        describe
+        fieldsInRow
+      />
       <Panel>
         {groups.isLoading && <p className="muted">Loading…</p>}
         {groups.isLoaded && (

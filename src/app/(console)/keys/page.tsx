@@ -2,6 +2,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import {
+  Button,
+  CheckboxGroup,
   ConfirmButton,
   CopyButton,
   DataTable,
@@ -10,6 +12,7 @@ import {
   FormField,
   PageHeader,
   Panel,
+  RadioGroup,
   useMay,
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
@@ -42,10 +45,6 @@ export default function KeysPage() {
     }),
   );
   const revoke = useMutation(trpc.apiKeys.revoke.mutationOptions({ onSuccess: () => void refresh() }));
-
-  function toggleScope(scope: Scope) {
-    setScopes((current) => (current.includes(scope) ? current.filter((s) => s !== scope) : [...current, scope]));
-  }
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -83,39 +82,37 @@ export default function KeysPage() {
             placeholder="e.g. CRM sync"
           />
         </FormField>
-        <fieldset className="row bare">
-          <legend className="muted">Kind</legend>
-          <label className="inline">
-            <input type="radio" name="kind" checked={kind === "personal"} onChange={() => setKind("personal")} />
-            Personal (acts as you, limited by your role)
-          </label>
-          <label className="inline">
-            <input
-              type="radio"
-              name="kind"
-              checked={kind === "organization"}
-              onChange={() => setKind("organization")}
-              disabled={!mayChangeSettings}
-            />
-            Organization{mayChangeSettings ? "" : " (admins only)"}
-          </label>
-        </fieldset>
-        <fieldset className="bare">
-          <legend className="muted">
-            Scopes{" "}
-            <button type="button" onClick={() => setScopes(scopes.length === SCOPES.length ? [] : [...SCOPES])}>
-              {scopes.length === SCOPES.length ? "Clear all" : "Select all"}
-            </button>
-          </legend>
-          <div className="scopes">
-            {SCOPES.map((scope) => (
-              <label key={scope} className="inline">
-                <input type="checkbox" checked={scopes.includes(scope)} onChange={() => toggleScope(scope)} />
-                <code>{scope}</code>
-              </label>
-            ))}
-          </div>
-        </fieldset>
+        <RadioGroup
+          legend="Kind"
+          legendClassName="muted"
+          listClassName="row"
+          name="kind"
+          choices={[
+            { value: "personal", label: "Personal (acts as you, limited by your role)" },
+            {
+              value: "organization",
+              label: `Organization${mayChangeSettings ? "" : " (admins only)"}`,
+              disabled: !mayChangeSettings,
+            },
+          ]}
+          value={kind}
+          onChange={setKind}
+        />
+        <CheckboxGroup
+          legend={
+            <>
+              Scopes{" "}
+              <Button onClick={() => setScopes(scopes.length === SCOPES.length ? [] : [...SCOPES])}>
+                {scopes.length === SCOPES.length ? "Clear all" : "Select all"}
+              </Button>
+            </>
+          }
+          legendClassName="muted"
+          listClassName="scopes"
+          choices={SCOPES.map((scope) => ({ value: scope, label: <code>{scope}</code> }))}
+          value={scopes}
+          onChange={setScopes}
+        />
         <FormActions error={create.error} submitLabel="Create key" pending={create.isPending} />
       </Panel>
 

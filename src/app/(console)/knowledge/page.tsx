@@ -1,10 +1,20 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useDeferredValue, useState, type FormEvent } from "react";
-import { DataTable, ErrorAlert, FormField, LoadMore, PageHeader, Panel, useCursorList } from "@/components/console";
+import { useDeferredValue, useState } from "react";
+import {
+  CreateNamedItemPanel,
+  DataTable,
+  ErrorAlert,
+  FormField,
+  LoadMore,
+  PageHeader,
+  Panel,
+  useCursorList,
+} from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
-import { MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS } from "@/schemas/limits";
+import { CreateKnowledgebaseInput } from "@/schemas/knowledgebase";
+import { MAX_NAME_CHARS } from "@/schemas/limits";
 
 const PAGE = 50;
 
@@ -18,45 +28,25 @@ export default function KnowledgePage() {
     (cursor) => trpc.knowledge.list.queryOptions({ limit: PAGE, ...(q ? { q } : {}), ...(cursor ? { cursor } : {}) }),
     (page) => page.knowledgebases,
   );
-  const [name, setName] = useState("");
-  const [description, setDescription] = useState("");
   const create = useMutation(
     trpc.knowledge.create.mutationOptions({
-      onSuccess: () => {
-        setName("");
-        setDescription("");
-        void queryClient.invalidateQueries({ queryKey: trpc.knowledge.list.queryKey() });
-      },
+      onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.knowledge.list.queryKey() }),
     }),
   );
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    create.mutate({ name, description });
-  }
   return (
     <>
       <PageHeader
         title="Knowledge"
         description="Knowledgebases: pages you write and documents you add, which agents search when they answer."
       />
-      <Panel title="New knowledgebase" label="Create a knowledgebase" onSubmit={submit}>
-        <FormField label="Name">
-          <input required maxLength={MAX_NAME_CHARS} value={name} onChange={(e) => setName(e.target.value)} />
-        </FormField>
-        <FormField label="Description">
-          <input
-            maxLength={MAX_DESCRIPTION_CHARS}
-            value={description}
-            onChange={(e) => setDescription(e.target.value)}
-          />
-        </FormField>
-        <ErrorAlert error={create.error} />
-        <div>
-          <button className="primary" type="submit" disabled={create.isPending}>
-            Create knowledgebase
-          </button>
-        </div>
-      </Panel>
+      <CreateNamedItemPanel
+        schema={CreateKnowledgebaseInput}
+        create={create}
+        title="New knowledgebase"
+        label="Create a knowledgebase"
+        submitLabel="Create knowledgebase"
+        describe
+      />
       <Panel>
         <div role="search" aria-label="Find knowledgebases" style={{ marginBottom: "0.75rem" }}>
           <FormField label="Find by name">

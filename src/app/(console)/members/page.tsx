@@ -9,6 +9,7 @@ import {
   notifyDone,
   PageHeader,
   Panel,
+  Select,
   useMay,
 } from "@/components/console";
 import { InvitationsPanel } from "@/components/members/invitations-panel";
@@ -89,17 +90,12 @@ export default function MembersPage() {
               sortValue: (member) => ROLES.indexOf(member.role),
               cell: (member) =>
                 mayManageMembers && member.id !== me.data?.member.id ? (
-                  <select
+                  <Select
                     aria-label={`Role of ${member.email}`}
                     value={member.role}
                     onChange={(e) => setRoleChange({ member, role: e.target.value as Role })}
-                  >
-                    {ROLES.map((r) => (
-                      <option key={r} value={r}>
-                        {r}
-                      </option>
-                    ))}
-                  </select>
+                    options={ROLES.map((r) => ({ value: r, label: r }))}
+                  />
                 ) : (
                   member.role
                 ),

@@ -4,6 +4,7 @@ import { Pencil } from "lucide-react";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import {
+  Button,
   ConfirmButton,
   ConfirmDialog,
   DataTable,
@@ -88,9 +89,9 @@ export default function PlansPage() {
           <AllowedModelsField value={allowedModels} onChange={setAllowedModels} />
           <ErrorAlert error={create.error} />
           <div>
-            <button className="primary" type="submit" disabled={create.isPending}>
+            <Button variant="primary" type="submit" disabled={create.isPending}>
               Create plan
-            </button>
+            </Button>
           </div>
         </Panel>
       )}
@@ -279,9 +280,9 @@ function EditPlan({
       {plan.groupId && <p className="muted">The plan&apos;s group is renamed with it.</p>}
       <ErrorAlert error={update.error} />
       <div className="row">
-        <button className="primary" type="submit" disabled={update.isPending}>
+        <Button variant="primary" type="submit" disabled={update.isPending}>
           Save plan
-        </button>
+        </Button>
         <button type="button" onClick={onDone}>
           Cancel
         </button>

@@ -2,21 +2,19 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useState, type FormEvent } from "react";
 import { PortalLink } from "@/components/portal/portal-link";
 import { useTRPC } from "@/lib/trpc";
 import {
+  CreateNamedItemPanel,
   DataTable,
   ErrorAlert,
-  FormActions,
-  FormField,
   LoadMore,
   PageHeader,
   Panel,
   useCursorList,
   useMay,
 } from "@/components/console";
-import { MAX_NAME_CHARS } from "@/schemas/limits";
+import { CreatePortalInput } from "@/schemas/portal";
 
 function Admissions({ portalId }: { portalId: string }) {
   const trpc = useTRPC();
@@ -42,22 +40,15 @@ export default function PortalsPage() {
     (cursor) => trpc.portals.list.queryOptions({ limit: 50, ...(cursor ? { cursor } : {}) }),
     (page) => page.portals,
   );
-  const [name, setName] = useState("");
   const mayGrant = useMay("grant");
   const create = useMutation(
     trpc.portals.create.mutationOptions({
       onSuccess: ({ portal }) => {
-        setName("");
         void queryClient.invalidateQueries({ queryKey: trpc.portals.list.queryKey() });
         router.push(`/portals/${portal.id}`);
       },
     }),
   );
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    create.mutate({ name });
-  }
 
   return (
     <>
@@ -67,12 +58,13 @@ export default function PortalsPage() {
       />
       {!mayGrant && <p className="muted">Admins and owners create portals and change their settings.</p>}
       {mayGrant && (
-        <Panel label="Create a portal" onSubmit={submit} className="inline-form">
-          <FormField label="Name">
-            <input required maxLength={MAX_NAME_CHARS} value={name} onChange={(e) => setName(e.target.value)} />
-          </FormField>
-          <FormActions error={create.error} submitLabel="Create portal" pending={create.isPending} />
-        </Panel>
+        <CreateNamedItemPanel
+          schema={CreatePortalInput}
+          create={create}
+          label="Create a portal"
+          submitLabel="Create portal"
+          className="inline-form"
+        />
       )}
       <Panel>
         {portals.isLoading && <p className="muted">Loading…</p>}

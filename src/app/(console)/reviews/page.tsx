@@ -10,6 +10,7 @@ import {
   LoadMore,
   notifyDone,
   PageHeader,
+  Select,
   Tabs,
   useCursorList,
   useMay,
@@ -87,24 +88,23 @@ function Reviews() {
     <>
       <div className="review-toolbar" role="search" aria-label="Filter reviews">
         <FormField label="Kind">
-          <select value={kind ?? ""} onChange={(e) => setFilters({ kind: e.target.value || undefined })}>
-            <option value="">All kinds</option>
-            {ReviewKind.options.map((value) => (
-              <option key={value} value={value}>
-                {REVIEW_KIND_LABEL[value]}
-              </option>
-            ))}
-          </select>
+          <Select
+            value={kind ?? ""}
+            onChange={(e) => setFilters({ kind: e.target.value || undefined })}
+            options={ReviewKind.options.map((value) => ({ value: value, label: REVIEW_KIND_LABEL[value] }))}
+            placeholder="All kinds"
+          />
         </FormField>
         <FormField label="Author">
-          <select value={authorId ?? ""} onChange={(e) => setFilters({ author: e.target.value || undefined })}>
-            <option value="">All authors</option>
-            {authors.data?.authors.map((author) => (
-              <option key={author.authorId} value={author.authorId}>
-                {author.name} ({author.count})
-              </option>
-            ))}
-          </select>
+          <Select
+            value={authorId ?? ""}
+            onChange={(e) => setFilters({ author: e.target.value || undefined })}
+            options={(authors.data?.authors ?? []).map((author) => ({
+              value: author.authorId,
+              label: `${author.name} (${author.count})`,
+            }))}
+            placeholder="All authors"
+          />
         </FormField>
       </div>
       {canDecide && pendingIds.length > 0 && (

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "@/lib/trpc";
 import type { Organization } from "@/schemas/organization";
-import { ErrorAlert, FormField, PageHeader, Panel, useMay } from "@/components/console";
+import { Button, ErrorAlert, FormField, PageHeader, Panel, Select, useMay } from "@/components/console";
 
 const SWITCHES = [
   ["apiEnabled", "Developer API", "All of /api/v1."],
@@ -102,10 +102,14 @@ export default function SettingsPage() {
             </label>
           ))}
           <FormField label="Access is managed with">
-            <select value={draft.accessMode} onChange={(e) => set("accessMode", e.target.value as Draft["accessMode"])}>
-              <option value="grants">per-user grants</option>
-              <option value="groups">user groups</option>
-            </select>
+            <Select
+              value={draft.accessMode}
+              onChange={(e) => set("accessMode", e.target.value as Draft["accessMode"])}
+              options={[
+                { value: "grants", label: "per-user grants" },
+                { value: "groups", label: "user groups" },
+              ]}
+            />
           </FormField>
           <FormField
             label="Delete conversations after (days)"
@@ -125,9 +129,9 @@ export default function SettingsPage() {
           <ErrorAlert error={update.error} />
           {saved && <p role="status">Settings saved.</p>}
           <div>
-            <button className="primary" type="submit" disabled={update.isPending}>
+            <Button variant="primary" type="submit" disabled={update.isPending}>
               Save settings
-            </button>
+            </Button>
           </div>
         </fieldset>
       </Panel>

@@ -5,6 +5,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import {
+  Button,
+  CheckboxGroup,
   ConfirmButton,
   CopyButton,
   DataTable,
@@ -14,6 +16,7 @@ import {
   notifyDone,
   PageHeader,
   Panel,
+  Select,
   useCursorList,
   useMay,
 } from "@/components/console";
@@ -57,10 +60,6 @@ export default function WebhooksPage() {
     event.preventDefault();
     create.mutate({ url, eventTypes: types as never });
   }
-  const toggle = (type: string) =>
-    setTypes((current) =>
-      current.includes(type) ? current.filter((t) => t !== type) : [...current.filter((t) => t !== "*"), type],
-    );
 
   return (
     <>
@@ -96,35 +95,34 @@ export default function WebhooksPage() {
               placeholder="https://crm.example.com/atrium"
             />
           </FormField>
-          <fieldset style={{ border: 0, padding: 0 }}>
-            <legend className="muted">Events</legend>
-            <label className="inline">
-              <input
-                type="checkbox"
-                checked={types.includes("*")}
-                onChange={() => setTypes(types.includes("*") ? [] : ["*"])}
-              />
-              All events
-            </label>
-            <div className="webhook-events">
-              {WEBHOOK_EVENT_TYPES.map((type) => (
-                <label key={type} className="inline">
-                  <input
-                    type="checkbox"
-                    disabled={types.includes("*")}
-                    checked={types.includes("*") || types.includes(type)}
-                    onChange={() => toggle(type)}
-                  />
-                  <code>{type}</code>
-                </label>
-              ))}
-            </div>
-          </fieldset>
+          <CheckboxGroup
+            legend="Events"
+            legendClassName="muted"
+            lead={
+              <label className="inline">
+                <input
+                  type="checkbox"
+                  checked={types.includes("*")}
+                  onChange={() => setTypes(types.includes("*") ? [] : ["*"])}
+                />
+                All events
+              </label>
+            }
+            listClassName="webhook-events"
+            choices={WEBHOOK_EVENT_TYPES.map((type) => ({
+              value: type,
+              label: <code>{type}</code>,
+              disabled: types.includes("*"),
+            }))}
+            // "*" ticks every type; its boxes are disabled then, so only a type list is ever changed here.
+            value={types.includes("*") ? WEBHOOK_EVENT_TYPES : types}
+            onChange={setTypes}
+          />
           <ErrorAlert error={create.error} />
           <div>
-            <button className="primary" type="submit" disabled={create.isPending || types.length === 0}>
+            <Button variant="primary" type="submit" disabled={create.isPending || types.length === 0}>
               Add endpoint
-            </button>
+            </Button>
           </div>
         </Panel>
       )}
@@ -243,17 +241,18 @@ function TestEvent({ endpointId, url }: { endpointId: string; url: string }) {
         }}
       >
         <FormField label="Event">
-          <select value={type} onChange={(e) => setType(e.target.value as typeof type)}>
-            {TEST_EVENT_TYPES.map((name) => (
-              <option key={name} value={name}>
-                {name === "ping" ? "ping (a test event)" : `${name} (sample data)`}
-              </option>
-            ))}
-          </select>
+          <Select
+            value={type}
+            onChange={(e) => setType(e.target.value as typeof type)}
+            options={TEST_EVENT_TYPES.map((name) => ({
+              value: name,
+              label: name === "ping" ? "ping (a test event)" : `${name} (sample data)`,
+            }))}
+          />
         </FormField>
-        <button className="primary" type="submit" disabled={send.isPending}>
+        <Button variant="primary" type="submit" disabled={send.isPending}>
           {send.isPending ? "Sending…" : "Send test event"}
-        </button>
+        </Button>
       </form>
       <ErrorAlert error={send.error} />
       {result && answered && (
@@ -300,13 +299,11 @@ function PayloadSamples() {
         Webhooks library of your language.
       </p>
       <FormField label="Event type">
-        <select value={type} onChange={(e) => setType(e.target.value as typeof type)}>
-          {WEBHOOK_EVENT_TYPES.map((name) => (
-            <option key={name} value={name}>
-              {name}
-            </option>
-          ))}
-        </select>
+        <Select
+          value={type}
+          onChange={(e) => setType(e.target.value as typeof type)}
+          options={WEBHOOK_EVENT_TYPES.map((name) => ({ value: name, label: name }))}
+        />
       </FormField>
       <pre className="webhook-json webhook-sample" data-testid="webhook-sample">
         {JSON.stringify({ type, timestamp: "2026-01-15T09:30:00.000Z", data: WEBHOOK_SAMPLES[type] }, null, 2)}

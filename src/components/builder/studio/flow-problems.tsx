@@ -5,6 +5,7 @@ import { Play } from "lucide-react";
 import type { FlowNode } from "@/schemas/builder";
 import type { Feedback } from "@/schemas/flow-graph";
 import { nodeTitle } from "../flow-nodes";
+import { Button } from "@/components/console";
 
 export function EmptyFlow({ onStart }: { onStart: () => void }) {
   return (
@@ -14,9 +15,9 @@ export function EmptyFlow({ onStart }: { onStart: () => void }) {
         Every flow begins with a Start step, which receives the flow&apos;s inputs. Add it, then drag steps from the
         library and end with an Output.
       </p>
-      <button type="button" className="primary" onClick={onStart}>
+      <Button variant="primary" onClick={onStart}>
         <Play size={16} aria-hidden /> Add a Start step
-      </button>
+      </Button>
     </div>
   );
 }
@@ -58,9 +59,9 @@ export function FlowProblems({
           {missing.map((item, index) => (
             <span key={`${item.nodeId}-${item.field}`}>
               {index > 0 && ", "}
-              <button type="button" className="link" onClick={() => pick(item.nodeId)}>
+              <Button variant="link" onClick={() => pick(item.nodeId)}>
                 {titleOf(item.nodeId)}
-              </button>{" "}
+              </Button>{" "}
               needs {item.need}
             </span>
           ))}

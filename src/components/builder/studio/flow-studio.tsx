@@ -8,7 +8,7 @@ import { useQuery } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useState } from "react";
-import { RecentActivity, Tabs } from "@/components/console";
+import { Button, RecentActivity, Tabs } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import type { FlowInput, FlowNode } from "@/schemas/builder";
 import { flowFeedback, incompleteNodes } from "@/schemas/flow-graph";
@@ -141,9 +141,9 @@ function StudioFrame({
         />
       )}
       {narrow && nodes.length > 0 && (
-        <button type="button" className="primary" onClick={() => setSheet("library")}>
+        <Button variant="primary" onClick={() => setSheet("library")}>
           Add a step
-        </button>
+        </Button>
       )}
     </div>
   );

@@ -6,6 +6,7 @@ import type { FlowNode } from "@/schemas/builder";
 import { branchesOf, moveNode, nextIds, nodeTitle, removeNode, typeLabel } from "../flow-nodes";
 import type { StepChange } from "../node-changes";
 import type { NodeResult } from "../run-results";
+import { Button } from "@/components/console";
 
 /** Where the run goes after a step, in words: "then Answer", "gold → Reply, otherwise → Decline". */
 function goesTo(nodes: FlowNode[], index: number): string {
@@ -56,8 +57,7 @@ export function StepList({
             className={`step${selected === index ? " selected" : ""}${change ? ` compared-${change}` : ""}`}
             data-testid="flow-step"
           >
-            <button
-              type="button"
+            <Button
               className="step-open"
               onClick={() => onOpen(index)}
               aria-label={`Open ${title}`}
@@ -80,7 +80,7 @@ export function StepList({
                 {result && <span className={`run-status ${result.status}`}>{result.status}</span>}
               </span>
               <ChevronRight size={18} aria-hidden />
-            </button>
+            </Button>
             <span className="step-actions">
               <button
                 type="button"

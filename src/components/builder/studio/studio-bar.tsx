@@ -4,7 +4,7 @@
 import { ArrowLeft, List, Play, Redo2, Settings, Undo2, Workflow } from "lucide-react";
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { pageTitle } from "@/components/console";
+import { Button, pageTitle } from "@/components/console";
 import type { NodeHistory } from "../use-node-history";
 
 export function StudioBar({
@@ -67,9 +67,9 @@ export function StudioBar({
         <button type="button" onClick={onSettings} aria-label="Settings">
           <Settings size={16} aria-hidden /> <span className="studio-label">Settings</span>
         </button>
-        <button type="button" className="primary" onClick={onRun}>
+        <Button variant="primary" onClick={onRun}>
           <Play size={16} aria-hidden /> Test run
-        </button>
+        </Button>
       </span>
     </header>
   );

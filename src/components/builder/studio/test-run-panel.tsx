@@ -2,7 +2,7 @@
 // The studio's test run: a form from the flow's declared inputs (JSON under "Advanced"), Run, and
 // what came out: the answer, the run's time, credits and tokens; each node's result is on the canvas.
 import { Play } from "lucide-react";
-import { ErrorAlert } from "@/components/console";
+import { Button, ErrorAlert } from "@/components/console";
 import { formatMs } from "@/components/runtime/execution-trace";
 import { costWords } from "@/lib/cost-words";
 import type { FlowInput } from "@/schemas/builder";
@@ -22,15 +22,10 @@ export function TestRunPanel({ inputs, run, saved }: { inputs: FlowInput[]; run:
       </p>
       <InputForm label="Flow inputs" fields={fields} values={values} onChange={setValues} />
       {missing.length > 0 && <p className="muted">Still to fill: {missing.join(", ")}.</p>}
-      <button
-        type="button"
-        className="primary"
-        disabled={run.pending || !saved || missing.length > 0}
-        onClick={() => run.run(values)}
-      >
+      <Button variant="primary" disabled={run.pending || !saved || missing.length > 0} onClick={() => run.run(values)}>
         <Play size={16} aria-hidden />{" "}
         {run.pending ? "Running…" : saved ? "Run the flow" : "Waiting for the draft to save…"}
-      </button>
+      </Button>
       <ErrorAlert error={run.error} />
       {answer && (
         <div role="status" className="test-run-answer" data-testid="test-run-answer">

@@ -6,7 +6,7 @@ import type { z } from "zod";
 import type { EndUserActor, RequestOrigin } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { assertStorableRawInput } from "@/server/bounds";
-import { AppError, toAppError } from "@/server/errors";
+import { sessionEnded, toAppError } from "@/server/errors";
 import { endUserForSession } from "@/server/services/end-user-sessions";
 import { resolvePortal } from "@/server/services/portals";
 import type { CallSlot } from "../call-slots";
@@ -73,7 +73,7 @@ export function portalProcedure<S extends PortalInputSchema>(input: S) {
 export function endUserProcedure<S extends PortalInputSchema>(input: S) {
   return portalProcedure(input).use(async ({ ctx, next }) => {
     const actor: EndUserActor | null = await endUserForSession(ctx.db, ctx.sessionToken, ctx.portal, ctx.requestOrigin);
-    if (!actor) throw new AppError("unauthorized", "Your session has ended; sign in again.");
+    if (!actor) throw sessionEnded();
     return next({ ctx: { ...ctx, actor } });
   });
 }

@@ -10,15 +10,15 @@ import {
   PageHeader,
   Panel,
   RecentActivity,
+  Select,
   useMay,
 } from "@/components/console";
-import { EntityName } from "@/components/entity-picker";
 import { useTRPC } from "@/lib/trpc";
 import { EndUserDataPanel } from "@/components/provisioning/end-user-data-panel";
 import { EffectiveAccess } from "@/components/provisioning/effective-access";
 import { BonusCreditsPanel } from "@/components/provisioning/bonus-credits-panel";
 import { CreditLedgerPanel } from "@/components/provisioning/credit-ledger-panel";
-import { GrantAppForm } from "@/components/provisioning/grant-app-form";
+import { GrantsPanel } from "@/components/provisioning/grants-panel";
 import { ScopedUsage } from "@/components/usage/scoped-usage";
 import { useTierPlans } from "@/components/provisioning/use-lists";
 
@@ -178,14 +178,13 @@ export default function EndUserPage() {
         />
         {assignable.length > 0 && (
           <form className="row panel-footer" onSubmit={addPlan}>
-            <select aria-label="Plan to add" value={planId} onChange={(e) => setPlanId(e.target.value)}>
-              <option value="">Choose a plan…</option>
-              {assignable.map((plan) => (
-                <option key={plan.id} value={plan.id}>
-                  {plan.name}
-                </option>
-              ))}
-            </select>
+            <Select
+              aria-label="Plan to add"
+              value={planId}
+              onChange={(e) => setPlanId(e.target.value)}
+              options={assignable.map((plan) => ({ value: plan.id, label: plan.name }))}
+              placeholder="Choose a plan…"
+            />
             <button type="submit" disabled={!planId || provision.isPending}>
               Add plan
             </button>
@@ -194,43 +193,25 @@ export default function EndUserPage() {
         )}
       </Panel>
 
-      <Panel title="Grants">
-        <DataTable
-          label="Grants table"
-          rows={user.grants}
-          rowKey={(grant) => grant.id}
-          empty="No per-user grants: grant an app below."
-          cards
-          columns={[
-            { key: "target", header: "Target", cell: (grant) => <EntityName kind="app" id={grant.targetId} /> },
-            {
-              key: "portal",
-              header: "Portal",
-              cell: (grant) => (grant.deploymentId ? <EntityName kind="portal" id={grant.deploymentId} /> : "any"),
-            },
-            { key: "source", header: "Source", cell: (grant) => <span className="muted">{grant.source}</span> },
-            {
-              key: "expires",
-              header: "Expires",
-              cell: (grant) => <span className="muted">{when(grant.expiresAt)}</span>,
-            },
-            {
-              key: "actions",
-              header: <span className="visually-hidden">Actions</span>,
-              cell: (grant) =>
-                mayDelete && (
-                  <ConfirmButton
-                    label="Remove"
-                    title="Remove this grant?"
-                    confirmLabel="Remove"
-                    onConfirm={() => removeGrant.mutate({ endUserId, grantId: grant.id })}
-                  />
-                ),
-            },
-          ]}
-        />
-        <GrantAppForm onGrant={grantApp} />
-      </Panel>
+      <GrantsPanel
+        grants={user.grants}
+        empty="No per-user grants: grant an app below."
+        targetHeader="Target"
+        anyPortal="any"
+        more={[
+          { key: "source", header: "Source", cell: (grant) => <span className="muted">{grant.source}</span> },
+          {
+            key: "expires",
+            header: "Expires",
+            cell: (grant) => <span className="muted">{when(grant.expiresAt)}</span>,
+          },
+        ]}
+        actionsHeader={<span className="visually-hidden">Actions</span>}
+        cards
+        mayRemove={mayDelete}
+        onRemove={(grantId) => removeGrant.mutate({ endUserId, grantId })}
+        onGrant={grantApp}
+      />
       <RecentActivity targetId={endUserId} />
 
       <EndUserDataPanel endUserId={endUserId} email={user.email} />

@@ -13,9 +13,8 @@ import {
   useCursorList,
   useMay,
 } from "@/components/console";
-import { EntityName } from "@/components/entity-picker";
 import { useTRPC } from "@/lib/trpc";
-import { GrantAppForm } from "@/components/provisioning/grant-app-form";
+import { GrantsPanel } from "@/components/provisioning/grants-panel";
 import { EndUserPicker } from "@/components/provisioning/end-user-picker";
 import { GroupPortals } from "@/components/provisioning/group-portals";
 
@@ -134,37 +133,16 @@ export default function GroupPage() {
         )}
       </Panel>
 
-      <Panel title="Grants">
-        <DataTable
-          label="Grants table"
-          rows={grants.data}
-          rowKey={(grant) => grant.id}
-          empty="No grants yet: the apps granted here open for every member."
-          columns={[
-            { key: "app", header: "App", cell: (grant) => <EntityName kind="app" id={grant.targetId} /> },
-            {
-              key: "portal",
-              header: "Portal",
-              cell: (grant) =>
-                grant.deploymentId ? <EntityName kind="portal" id={grant.deploymentId} /> : "any portal",
-            },
-            {
-              key: "actions",
-              header: "",
-              cell: (grant) =>
-                mayDelete && (
-                  <ConfirmButton
-                    label="Remove"
-                    title="Remove this grant?"
-                    confirmLabel="Remove"
-                    onConfirm={() => removeGrant.mutate({ groupId, grantId: grant.id })}
-                  />
-                ),
-            },
-          ]}
-        />
-        <GrantAppForm onGrant={grantApp} />
-      </Panel>
+      <GrantsPanel
+        grants={grants.data}
+        empty="No grants yet: the apps granted here open for every member."
+        targetHeader="App"
+        anyPortal="any portal"
+        actionsHeader=""
+        mayRemove={mayDelete}
+        onRemove={(grantId) => removeGrant.mutate({ groupId, grantId })}
+        onGrant={grantApp}
+      />
 
       <Panel title="Portal admissions">
         <GroupPortals groupId={groupId} groupName={data.name} />

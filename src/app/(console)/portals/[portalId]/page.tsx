@@ -8,12 +8,14 @@ import { PortalLink } from "@/components/portal/portal-link";
 import { portalTheme } from "@/lib/portal-theme";
 import "@/components/portal/portal-preview.css";
 import {
+  Button,
   ErrorAlert,
   errorEnvelope,
   FormField,
   Panel,
   RecentActivity,
   refusedField,
+  Select,
   useMay,
   useUnsavedChanges,
 } from "@/components/console";
@@ -194,16 +196,11 @@ export default function PortalSettingsPage() {
           hint="The portal's own text is in each visitor's browser language when the portal speaks it (English, French, German), otherwise in this one. What you wrote is shown as written."
           error={fieldMessage("defaultLanguage", update.error)}
         >
-          <select
+          <Select
             value={form.defaultLanguage}
             onChange={(e) => set({ defaultLanguage: e.target.value as PortalLanguage })}
-          >
-            {PORTAL_LANGUAGES.map((language) => (
-              <option key={language} value={language}>
-                {LANGUAGE_NAMES[language]}
-              </option>
-            ))}
-          </select>
+            options={PORTAL_LANGUAGES.map((language) => ({ value: language, label: LANGUAGE_NAMES[language] }))}
+          />
         </FormField>
         <fieldset style={{ border: 0, padding: 0, margin: 0 }}>
           <legend style={{ fontSize: "0.9rem", marginBottom: "0.3rem" }}>Accent colour</legend>
@@ -278,14 +275,14 @@ export default function PortalSettingsPage() {
         {unplaced && <ErrorAlert error={update.error} />}
         {besideField && <ErrorAlert error={update.error} announceOnly />}
         <div className="row">
-          <button
-            className="primary"
+          <Button
+            variant="primary"
             type="submit"
             disabled={update.isPending || !mayGrant}
             aria-describedby={mayGrant ? undefined : "portal-admins-only"}
           >
             {update.isPending ? "Saving…" : "Save"}
-          </button>
+          </Button>
           {!mayGrant && (
             <span id="portal-admins-only" className="muted">
               Admins and above only

@@ -6,7 +6,16 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Pencil } from "lucide-react";
 import { useRouter, useSearchParams } from "next/navigation";
 import { Suspense, useState, type FormEvent } from "react";
-import { ConfirmButton, DataTable, ErrorAlert, FormField, notifyDone, PageHeader, Panel } from "@/components/console";
+import {
+  Button,
+  ConfirmButton,
+  DataTable,
+  ErrorAlert,
+  FormField,
+  notifyDone,
+  PageHeader,
+  Panel,
+} from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { MAX_CREDITS_PER_MILLION, TYPICAL_TURN, turnCredits, type ModelPrice } from "@/schemas/model-prices";
 
@@ -221,9 +230,9 @@ function PriceForm({
       </p>
       <ErrorAlert error={set.error} />
       <div className="row">
-        <button className="primary" type="submit" disabled={set.isPending || !valid}>
+        <Button variant="primary" type="submit" disabled={set.isPending || !valid}>
           Save price
-        </button>
+        </Button>
         <button type="button" onClick={onCancel}>
           Cancel
         </button>

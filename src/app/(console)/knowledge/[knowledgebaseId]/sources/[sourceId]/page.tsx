@@ -1,7 +1,7 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useParams } from "next/navigation";
-import { CopyButton, DataTable, ErrorAlert, notifyDone, PageHeader, Panel, useMay } from "@/components/console";
+import { CopyButton, DataTable, ErrorAlert, notifyDone, PageHeader, Panel, Select, useMay } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { formatFileSize } from "@/lib/file-size";
 import "@/components/knowledge/knowledge.css";
@@ -79,7 +79,7 @@ export default function SourcePage() {
             <>
               <dt>Kept fresh</dt>
               <dd>
-                <select
+                <Select
                   aria-label="Kept fresh"
                   value={source.refresh ?? ""}
                   disabled={refresh.isPending || !mayWrite}
@@ -91,11 +91,12 @@ export default function SourcePage() {
                         event.target.value === "daily" || event.target.value === "weekly" ? event.target.value : null,
                     })
                   }
-                >
-                  <option value="">No, fetched once</option>
-                  <option value="daily">Daily</option>
-                  <option value="weekly">Weekly</option>
-                </select>
+                  options={[
+                    { value: "daily", label: "Daily" },
+                    { value: "weekly", label: "Weekly" },
+                  ]}
+                  placeholder="No, fetched once"
+                />
                 {source.refresh && (
                   <span className="muted">
                     {" "}
