@@ -44,6 +44,7 @@ const UNGUARDED: Record<string, string> = {
   "support/knowledge-access.refuseOverPlanCap": "a plan cap check inside a guarded create",
   "support/knowledge-access.reviewsWritesOf": "decides whether a guarded write waits for review",
   "portal-access.runFor": "the access rule converse and transact apply after their guard",
+  "conversations.appRunFor": "the first refusals converse and transact share after their guard, runFor among them",
   "portal-access.listPortalApps": "the portal door's; its end user is checked by the portal session",
   "conversations.listEndUserConversations": "the portal door's; only the end user's own conversations",
   "conversations.getEndUserConversation": "the portal door's; only the end user's own conversation",
