@@ -9,13 +9,13 @@
 // stays in every mode. The modes alternate in short rounds, so that the load other processes put
 // on a shared machine falls on all alike. Target (issue 53): all of them together cost < 10% of
 // the REST write's throughput.
-import { SCOPES } from "@/schemas/auth";
+import { SCOPES } from "@/schemas/identity/auth";
 import { createRestHandler } from "@/server/adapters/rest";
 import type { OperatorActor } from "@/server/auth/actor";
 import { closeDb, createDb, type Db } from "@/server/db";
-import { createApiKey } from "@/server/services/api-keys";
-import { provisionEndUser, updateEndUser } from "@/server/services/end-users";
-import { createOrganization } from "@/server/services/organizations";
+import { createApiKey } from "@/server/services/identity/api-keys";
+import { provisionEndUser, updateEndUser } from "@/server/services/provisioning/end-users";
+import { createOrganization } from "@/server/services/org/organizations";
 
 const ROUND_MS = Number(process.env.BENCH_EVENTS_ROUND_MS ?? 3_000);
 const ROUNDS = Number(process.env.BENCH_EVENTS_ROUNDS ?? 3);

@@ -8,7 +8,7 @@ import http from "node:http";
 import { authenticateApiKey } from "@/server/auth/authenticate";
 import { createDb } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { listModels } from "@/server/services/models";
+import { listModels } from "@/server/services/org/models";
 
 const db = createDb(process.env.DATABASE_URL!);
 const server = http.createServer((request, response) => {

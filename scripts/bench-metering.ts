@@ -7,15 +7,15 @@
 // follow cost"). Turns on behalf of an end user take from their pool as well. The two modes
 // alternate in short rounds, so the load other processes put on a shared machine falls on both
 // alike. Target (issue 45): the priced turn costs < 10% more time than the flat one.
-import { SCOPES } from "@/schemas/auth";
+import { SCOPES } from "@/schemas/identity/auth";
 import { createRestHandler } from "@/server/adapters/rest";
 import type { OperatorActor } from "@/server/auth/actor";
 import { closeDb, createDb } from "@/server/db";
 import { BUILTIN_MODEL_ID } from "@/server/runtime/model-types";
-import { createApiKey } from "@/server/services/api-keys";
-import { provisionEndUser } from "@/server/services/end-users";
-import { createOrganization } from "@/server/services/organizations";
-import { createTierPlan } from "@/server/services/tier-plans";
+import { createApiKey } from "@/server/services/identity/api-keys";
+import { provisionEndUser } from "@/server/services/provisioning/end-users";
+import { createOrganization } from "@/server/services/org/organizations";
+import { createTierPlan } from "@/server/services/provisioning/tier-plans";
 import { throughput } from "./bench-events";
 
 const ROUND_MS = Number(process.env.BENCH_EVENTS_ROUND_MS ?? 3_000);

@@ -18,12 +18,12 @@ import { createParser } from "eventsource-parser";
 import { buildServer, SERVER_DIST } from "./build-server.mjs";
 import { memoryOf, percentile, postApi, treeCpuSeconds, waitForHealth } from "./bench-process";
 import { env } from "@/env";
-import { SCOPES } from "@/schemas/auth";
+import { SCOPES } from "@/schemas/identity/auth";
 import { startEmbeddedCluster, ensureDatabase, EMBEDDED_DATABASE } from "@/server/database/embedded";
 import { migrate } from "@/server/database/migrate";
 import { closeDb, createDb } from "@/server/db";
-import { createApiKey } from "@/server/services/api-keys";
-import { createOrganization } from "@/server/services/organizations";
+import { createApiKey } from "@/server/services/identity/api-keys";
+import { createOrganization } from "@/server/services/org/organizations";
 
 const FIRST_PORT = Number(process.env.BENCH_PORT ?? 3900) + 10;
 const TOKEN_MS = 50;

@@ -3,11 +3,11 @@
 // and rolled up by the migration's usage_rollup_backfill, then GET /api/v1/usage through the REST
 // handler in-process (no HTTP socket), one request at a time. Target: p99 < 200 ms for each query.
 import pg from "pg";
-import { SCOPES } from "@/schemas/auth";
+import { SCOPES } from "@/schemas/identity/auth";
 import { createRestHandler } from "@/server/adapters/rest";
 import { closeDb, createDb } from "@/server/db";
-import { createApiKey } from "@/server/services/api-keys";
-import { createOrganization } from "@/server/services/organizations";
+import { createApiKey } from "@/server/services/identity/api-keys";
+import { createOrganization } from "@/server/services/org/organizations";
 
 const EXECUTIONS = Number(process.env.BENCH_USAGE_EXECUTIONS ?? 1_000_000);
 const APPS = 20;

@@ -2,16 +2,16 @@
 // a fresh tenant (organization, owner, keys) per test through the same services the CLI uses.
 import { randomBytes } from "node:crypto";
 import { expect } from "vitest";
-import { SCOPES, type Role, type Scope } from "@/schemas/auth";
-import type { Member } from "@/schemas/member";
-import type { Organization, OrganizationSettingsUpdate } from "@/schemas/organization";
+import { SCOPES, type Role, type Scope } from "@/schemas/identity/auth";
+import type { Member } from "@/schemas/identity/member";
+import type { Organization, OrganizationSettingsUpdate } from "@/schemas/org/organization";
 import { createConsoleHandler } from "@/server/adapters/console";
 import { createRestHandler } from "@/server/adapters/rest";
 import type { OperatorActor } from "@/server/auth/actor";
 import { getDb, type Db } from "@/server/db";
-import { createApiKey } from "@/server/services/api-keys";
-import { addMember } from "@/server/services/members";
-import { createOrganization, updateOrganization } from "@/server/services/organizations";
+import { createApiKey } from "@/server/services/identity/api-keys";
+import { addMember } from "@/server/services/identity/members";
+import { createOrganization, updateOrganization } from "@/server/services/org/organizations";
 import { validatingHandler } from "./openapi-validator";
 
 export type Handler = (request: Request) => Promise<Response>;

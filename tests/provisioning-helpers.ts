@@ -1,9 +1,9 @@
 // Provisioning fixtures made through the same services the CLI and console use.
 import type { OperatorActor } from "@/server/auth/actor";
 import { getDb } from "@/server/db";
-import { createPortal } from "@/server/services/portals";
-import { createTierPlan } from "@/server/services/tier-plans";
-import { createUserGroup } from "@/server/services/user-groups";
+import { createPortal } from "@/server/services/portal/portals";
+import { createTierPlan } from "@/server/services/provisioning/tier-plans";
+import { createUserGroup } from "@/server/services/provisioning/user-groups";
 import { api, uniqueSuffix } from "./helpers";
 import { publishedApp, type PublishedApp } from "./runtime-helpers";
 

@@ -21,10 +21,10 @@ import { ensureDatabase, startEmbeddedCluster } from "@/server/database/embedded
 import { migrate } from "@/server/database/migrate";
 import { closeDb, createDb, type Db } from "@/server/db";
 import { drainEmbeddings } from "@/server/jobs/embedding";
-import { createModelProvider } from "@/server/services/model-providers";
-import { createOrganization } from "@/server/services/organizations";
-import { retrievalSql, retrieve } from "@/server/services/retrieval";
-import { searchKnowledgebase } from "@/server/services/search";
+import { createModelProvider } from "@/server/services/org/model-providers";
+import { createOrganization } from "@/server/services/org/organizations";
+import { retrievalSql, retrieve } from "@/server/services/knowledge/retrieval";
+import { searchKnowledgebase } from "@/server/services/knowledge/search";
 import { VOCABULARY_DEFAULTS, type VocabularyOptions } from "@/server/services/support/vocabulary";
 import { testEmbedding } from "../../tests/fake-embeddings";
 import { startFakeOpenAI } from "../../tests/fake-openai";

@@ -3,11 +3,11 @@
 // eval:retrieval` (run.ts) and the CI floor (tests/retrieval/evaluation.test.ts).
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import type { KnowledgebaseLanguage } from "@/schemas/knowledgebase";
+import type { KnowledgebaseLanguage } from "@/schemas/knowledge/knowledgebase";
 import type { Db } from "@/server/db";
 import { drainIndexJobs } from "@/server/jobs/indexing";
-import { createKnowledgebase } from "@/server/services/knowledgebases";
-import { createSource } from "@/server/services/sources";
+import { createKnowledgebase } from "@/server/services/knowledge/knowledgebases";
+import { createSource } from "@/server/services/knowledge/sources";
 
 export const EVAL_ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 

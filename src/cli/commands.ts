@@ -2,34 +2,34 @@
 // acting as the installation's operator.
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
-import { SCOPES, Role, Scope } from "@/schemas/auth";
-import { AccessMode, Plan } from "@/schemas/organization";
-import { RejectReviewInput } from "@/schemas/review";
+import { SCOPES, Role, Scope } from "@/schemas/identity/auth";
+import { AccessMode, Plan } from "@/schemas/org/organization";
+import { RejectReviewInput } from "@/schemas/knowledge/review";
 import type { OperatorActor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { nameText } from "@/schemas/common";
 import { MAX_CREDITS, MAX_PAGE_SIZE, MAX_PLAN_CAP } from "@/schemas/limits";
 import { assertStorableText } from "@/server/bounds";
 import { AppError, invalidRequest, problemsFromIssues } from "@/server/errors";
-import { createApiKey, revokeApiKey } from "@/server/services/api-keys";
-import { addMember, removeMember, resetMemberPassword } from "@/server/services/members";
-import { resetMemberMfa } from "@/server/services/mfa";
-import { createOrganization, getOrganization, updateOrganization } from "@/server/services/organizations";
-import { deleteEndUser, linkProcessorSubscription, revokeEndUser } from "@/server/services/end-users";
-import { listMail } from "@/server/services/mail";
-import { createPortal, updatePortal } from "@/server/services/portals";
-import { setSamlConnection } from "@/server/services/saml";
-import { getSsoConnection, removeSsoConnection, setSsoConnection } from "@/server/services/sso";
-import { PortalSignIn } from "@/schemas/portal";
-import { approveReview, listReviews, rejectReview } from "@/server/services/reviews";
-import { seedDemo } from "@/server/services/setup";
+import { createApiKey, revokeApiKey } from "@/server/services/identity/api-keys";
+import { addMember, removeMember, resetMemberPassword } from "@/server/services/identity/members";
+import { resetMemberMfa } from "@/server/services/identity/mfa";
+import { createOrganization, getOrganization, updateOrganization } from "@/server/services/org/organizations";
+import { deleteEndUser, linkProcessorSubscription, revokeEndUser } from "@/server/services/provisioning/end-users";
+import { listMail } from "@/server/services/org/mail";
+import { createPortal, updatePortal } from "@/server/services/portal/portals";
+import { setSamlConnection } from "@/server/services/identity/saml";
+import { getSsoConnection, removeSsoConnection, setSsoConnection } from "@/server/services/identity/sso";
+import { PortalSignIn } from "@/schemas/portal/portal";
+import { approveReview, listReviews, rejectReview } from "@/server/services/knowledge/reviews";
+import { seedDemo } from "@/server/services/org/setup";
 import {
   createModelProvider,
   deleteModelProvider,
   listModelProviders,
   updateModelProvider,
-} from "@/server/services/model-providers";
-import { rotateSecrets } from "@/server/services/secrets";
+} from "@/server/services/org/model-providers";
+import { rotateSecrets } from "@/server/services/org/secrets";
 import {
   CreateMcpConnectionInput,
   CreateModelProviderInput,
@@ -37,23 +37,23 @@ import {
   Slug,
   UpdateMcpConnectionInput,
   UpdateModelProviderInput,
-} from "@/schemas/integration";
+} from "@/schemas/org/integration";
 import {
   createMcpConnection,
   deleteMcpConnection,
   listMcpConnections,
   listMcpConnectionTools,
   updateMcpConnection,
-} from "@/server/services/mcp-connections";
-import { archiveTierPlan, createTierPlan } from "@/server/services/tier-plans";
-import { deleteModelPrice, listModelPrices, setModelPrice } from "@/server/services/model-prices";
-import { CreateWebhookEndpointInput } from "@/schemas/webhooks";
+} from "@/server/services/org/mcp-connections";
+import { archiveTierPlan, createTierPlan } from "@/server/services/provisioning/tier-plans";
+import { deleteModelPrice, listModelPrices, setModelPrice } from "@/server/services/org/model-prices";
+import { CreateWebhookEndpointInput } from "@/schemas/org/webhooks";
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
   getWebhookEndpoint,
   listWebhookEndpoints,
-} from "@/server/services/webhooks";
+} from "@/server/services/org/webhooks";
 
 type FlagSpec = Record<string, z.ZodType>;
 type Flags = Record<string, unknown>;

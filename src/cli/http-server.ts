@@ -23,7 +23,7 @@ import { startWebhookWorker } from "@/server/jobs/webhook-delivery";
 import { logger } from "@/server/observability/log";
 import { startTracing, stopTracing } from "@/server/observability/tracing";
 import { settleOwnRuns, SERVER_SHUTDOWN } from "@/server/runtime/run-leases";
-import { sealWebhookSecrets } from "@/server/services/secrets";
+import { sealWebhookSecrets } from "@/server/services/org/secrets";
 
 /** How long the streams of runs settled at shutdown get to send their final event. */
 const FINAL_EVENTS_MS = 1_000;

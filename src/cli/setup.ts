@@ -6,7 +6,7 @@
 import { env } from "@/env";
 import { closeDb, createDb } from "@/server/db";
 import { logger } from "@/server/observability/log";
-import { seedFirstOwner } from "@/server/services/setup";
+import { seedFirstOwner } from "@/server/services/org/setup";
 
 async function main() {
   const url = env().DATABASE_URL;

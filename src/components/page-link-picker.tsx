@@ -4,7 +4,7 @@
 import { Link2 } from "lucide-react";
 import { useState, type RefObject } from "react";
 import { SearchPicker } from "@/components/console";
-import { pageLinkMarkdown } from "@/schemas/page";
+import { pageLinkMarkdown } from "@/schemas/knowledge/page";
 
 export function PageLinkPicker({
   pages,

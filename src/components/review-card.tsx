@@ -6,7 +6,7 @@ import { useState } from "react";
 import { Button, ConfirmButton, ConfirmDialog, ErrorAlert, FormField, notifyDone } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { MAX_REVIEW_REASON_CHARS } from "@/schemas/limits";
-import type { Review } from "@/schemas/review";
+import type { Review } from "@/schemas/knowledge/review";
 import { TextDiff } from "./text-diff";
 import "./review-card.css";
 

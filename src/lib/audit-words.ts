@@ -1,6 +1,6 @@
 // An audit event as a sentence a person reads ("bea@example.com changed Alice's plan from Free to
 // Pro"), and its before/after values in words. Pure: the server resolves the names (actor, target
-// and the ids inside `changes`, src/server/services/audit-log.ts) and the console shows the result.
+// and the ids inside `changes`, src/server/services/org/audit-log.ts) and the console shows the result.
 import { fieldWords, listWords } from "./change-words";
 
 export interface AuditNames {

@@ -2,7 +2,7 @@
 // edited by ana@example.com in the console, 3 min ago" rather than "Changed systemInstruction (ui)".
 // The server keeps its own terms in the API (field names, door names); only the console translates.
 
-/** The fields of agents, flows and apps (src/schemas/builder.ts) as the editors label them. */
+/** The fields of agents, flows and apps (src/schemas/builder/builder.ts) as the editors label them. */
 const FIELD_WORDS: Record<string, string> = {
   name: "Name",
   slug: "Slug",
@@ -104,7 +104,7 @@ export interface LastChangeLike {
 
 /**
  * What changed, in words. A draft update's summary is "Changed <field>, <field>" (written by
- * src/server/services/builder.ts); the other summaries are already words.
+ * src/server/services/builder/builder.ts); the other summaries are already words.
  */
 export function changeWhat(change: Pick<LastChangeLike, "action" | "summary">): string {
   if (change.action === "draft_updated") {

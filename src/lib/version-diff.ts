@@ -1,7 +1,7 @@
 // What changed between two documents of one agent, flow or app (two versions, or a version and
 // the draft), as a builder reads it: nodes, members, inputs and knowledge matched by their ids,
 // fields by the editors' labels. Pure, so the console's compare view and the tests share it.
-import type { FlowNode } from "@/schemas/builder";
+import type { FlowNode } from "@/schemas/builder/builder";
 import { nodeTitle, typeLabel } from "@/components/builder/flow-nodes";
 import { fieldWords } from "./change-words";
 

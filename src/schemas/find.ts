@@ -1,4 +1,4 @@
-// The command palette's search (services/name-search.ts findByName): items of the organization
+// The command palette's search (services/org/name-search.ts findByName): items of the organization
 // whose name contains the text typed, a few per kind.
 import { z } from "zod";
 import { MAX_NAME_CHARS } from "./limits";

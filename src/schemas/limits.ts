@@ -89,7 +89,7 @@ export const MAX_INPUT_TIME = "9999-12-31T23:59:59.999Z";
 /** Calls in one tRPC batch (console and portal); the browser's batch link splits at the same size. */
 export const MAX_TRPC_BATCH_CALLS = 20;
 
-// Flow nodes that decide, call and compute (src/schemas/builder.ts, NODE_DATA).
+// Flow nodes that decide, call and compute (src/schemas/builder/builder.ts, NODE_DATA).
 /** A JSON Logic expression (condition, set_variable, loop items), as JSON text. */
 export const MAX_EXPRESSION_CHARS = 4_000;
 /** Branches of one condition node. */

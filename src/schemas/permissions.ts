@@ -1,7 +1,7 @@
 // The one permission table: what each role may do, in order, and the minimum role of every
 // capability. Services declare the capability they need in guarded() (`{ may: "delete" }`, read
 // by src/server/auth/authorize.ts), and the console asks the same table before it offers a control.
-import { roleAtLeast, type Role } from "./auth";
+import { roleAtLeast, type Role } from "./identity/auth";
 
 export const CAPABILITIES = {
   read: { role: "viewer", summary: "See everything in the organization and try its apps" },

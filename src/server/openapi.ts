@@ -7,11 +7,11 @@ import { forEachOpenApiProcedure, generateOpenApiDocument, type OpenAPIObject } 
 import type { ZodType } from "zod";
 import { createSchema } from "zod-openapi";
 import { MAX_TITLE_CHARS } from "@/schemas/limits";
-import { MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS_PER_TURN, MAX_TURN_UPLOAD_BYTES } from "@/schemas/attachment";
-import { SourceContent } from "@/schemas/source";
+import { MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS_PER_TURN, MAX_TURN_UPLOAD_BYTES } from "@/schemas/runs/attachment";
+import { SourceContent } from "@/schemas/knowledge/source";
 import { ERROR_STATUS, type ErrorCode } from "@/server/errors";
 import type { Meta } from "@/server/trpc/init";
-import { WEBHOOK_EVENT_TYPES } from "@/schemas/webhooks";
+import { WEBHOOK_EVENT_TYPES } from "@/schemas/org/webhooks";
 import { appRouter } from "@/server/trpc/root";
 
 type Components = NonNullable<OpenAPIObject["components"]>;

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { createOpenApiFetchHandler } from "trpc-to-openapi";
 import { z } from "zod";
-import type { Role, Scope } from "@/schemas/auth";
+import type { Role, Scope } from "@/schemas/identity/auth";
 import type { Actor, EndUserActor, KeyActor } from "@/server/auth/actor";
 import { authenticateApiKey } from "@/server/auth/authenticate";
 import { authorize, requiredRole } from "@/server/auth/authorize";

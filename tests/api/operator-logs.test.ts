@@ -6,7 +6,7 @@ import pino from "pino";
 import { beforeEach, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { drainIndexJobs } from "@/server/jobs/indexing";
-import { recordExecution } from "@/server/services/executions";
+import { recordExecution } from "@/server/services/runs/executions";
 import { api, newOrganization, trpc } from "../helpers";
 import { newKnowledgebase } from "../knowledge-helpers";
 import { clientAddress, codeFromOutbox, portalCall, portalScenario } from "../portal/helpers";

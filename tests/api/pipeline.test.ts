@@ -4,9 +4,9 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { createRestHandler } from "@/server/adapters/rest";
 import { closeDb, createDb, getDb } from "@/server/db";
 import { logger } from "@/server/observability/log";
-import { revokeApiKey } from "@/server/services/api-keys";
-import { removeMember } from "@/server/services/members";
-import { updateOrganization } from "@/server/services/organizations";
+import { revokeApiKey } from "@/server/services/identity/api-keys";
+import { removeMember } from "@/server/services/identity/members";
+import { updateOrganization } from "@/server/services/org/organizations";
 import { addPerson, api, expectError, issueKey, newOrganization, type ApiResponse } from "../helpers";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -1,7 +1,7 @@
 // Every procedure of the three tRPC doors checks its input and output with zod's synchronous,
 // compiled parser (src/server/trpc/sync-validation.ts), and a refusal still reads as before.
 import { describe, expect, it } from "vitest";
-import { Knowledgebase } from "@/schemas/knowledgebase";
+import { Knowledgebase } from "@/schemas/knowledge/knowledgebase";
 import { validatesSynchronously } from "@/server/trpc/sync-validation";
 import { portalRouter } from "@/server/trpc/portal-root";
 import { appRouter } from "@/server/trpc/root";

@@ -15,7 +15,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { getDb } from "@/server/db";
 import { flushTraces, startTracing, stopTracing } from "@/server/observability/tracing";
-import { createModelProvider } from "@/server/services/model-providers";
+import { createModelProvider } from "@/server/services/org/model-providers";
 import { create, publish } from "../builder-helpers";
 import { newOrganization } from "../helpers";
 import { listenOnLoopback, type LoopbackServer } from "../loopback-server";

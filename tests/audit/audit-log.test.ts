@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { consoleAuditExportRoute } from "@/server/http/api-routes";
 import { startWebhookWorker } from "@/server/jobs/webhook-delivery";
-import { AUDIT_SWEEP_EVERY_MS, sweepAuditEvents, sweepAuditEventsWhenDue } from "@/server/services/audit-log";
+import { AUDIT_SWEEP_EVERY_MS, sweepAuditEvents, sweepAuditEventsWhenDue } from "@/server/services/org/audit-log";
 import { addPerson, api, expectError, issueKey, newOrganization, signInCookie, toApiResponse, trpc } from "../helpers";
 import { email, newPlan } from "../provisioning-helpers";
 

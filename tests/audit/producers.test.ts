@@ -3,8 +3,8 @@
 // out, and failed executions. Each is an audit event with its webhook type and its data.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { chargeCredits, chargeEndUserCredit, chargeRunCredit } from "@/server/services/credits";
-import { provisionEndUser } from "@/server/services/end-users";
+import { chargeCredits, chargeEndUserCredit, chargeRunCredit } from "@/server/services/provisioning/credits";
+import { provisionEndUser } from "@/server/services/provisioning/end-users";
 import { api, newOrganization } from "../helpers";
 import { email, newPlan } from "../provisioning-helpers";
 import { directoryTenant, PATCH_OP, scim, uniqueUserName } from "../directory/helpers";

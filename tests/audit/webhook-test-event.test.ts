@@ -12,9 +12,9 @@ vi.hoisted(() => {
 });
 
 import { Webhook } from "standardwebhooks";
-import { EndUser } from "@/schemas/provisioning";
-import { WEBHOOK_SAMPLES } from "@/schemas/webhook-samples";
-import { WEBHOOK_EVENT_TYPES } from "@/schemas/webhooks";
+import { EndUser } from "@/schemas/provisioning/provisioning";
+import { WEBHOOK_SAMPLES } from "@/schemas/org/webhook-samples";
+import { WEBHOOK_EVENT_TYPES } from "@/schemas/org/webhooks";
 import { getDb } from "@/server/db";
 import { api, expectError, issueKey, newOrganization, signInCookie, trpc, type Tenant } from "../helpers";
 

@@ -17,8 +17,8 @@ vi.hoisted(() => {
 import { Webhook } from "standardwebhooks";
 import { getDb } from "@/server/db";
 import { RETRY_SCHEDULE_MS, retryDelayMs, runWebhookDeliveriesOnce } from "@/server/jobs/webhook-delivery";
-import { recordEvent } from "@/server/services/events";
-import { sealWebhookSecrets } from "@/server/services/secrets";
+import { recordEvent } from "@/server/services/org/events";
+import { sealWebhookSecrets } from "@/server/services/org/secrets";
 import { api, expectError, issueKey, newOrganization, type Tenant } from "../helpers";
 import { email } from "../provisioning-helpers";
 

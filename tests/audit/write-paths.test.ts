@@ -1,4 +1,4 @@
-// Every write path of the services records an event (src/server/services/events.ts). The table
+// Every write path of the services records an event (src/server/services/org/events.ts). The table
 // below names each guarded service function: a write with a scenario that must leave an event
 // with its action, or a read or run (runs are recorded as executions). A new guarded function
 // that is in neither fails the first test, so no write path can be added without its event.
@@ -16,37 +16,37 @@ import type { KeyActor, MemberActor, OperatorActor } from "@/server/auth/actor";
 import { hashSecret } from "@/server/auth/secrets";
 import { openSecret } from "@/server/secret-box";
 import { getDb } from "@/server/db";
-import * as apiKeys from "@/server/services/api-keys";
-import * as attachments from "@/server/services/attachments";
-import * as approvals from "@/server/services/approvals";
-import * as creditRequests from "@/server/services/credit-requests";
-import * as builder from "@/server/services/builder";
-import * as builderTemplates from "@/server/services/builder-templates";
-import * as conversations from "@/server/services/conversations";
-import * as directory from "@/server/services/directory";
-import * as saml from "@/server/services/saml";
-import * as sso from "@/server/services/sso";
-import * as endUsers from "@/server/services/end-users";
-import * as endUserBatches from "@/server/services/end-user-batches";
-import * as endUserData from "@/server/services/end-user-data";
-import * as evaluations from "@/server/services/evaluations";
-import * as invitations from "@/server/services/invitations";
-import * as knowledgebases from "@/server/services/knowledgebases";
-import * as mcpConnections from "@/server/services/mcp-connections";
-import * as members from "@/server/services/members";
-import * as mfa from "@/server/services/mfa";
-import * as modelPrices from "@/server/services/model-prices";
-import * as modelProviders from "@/server/services/model-providers";
-import * as notifications from "@/server/services/notifications";
-import * as organizations from "@/server/services/organizations";
-import * as pages from "@/server/services/pages";
-import * as portals from "@/server/services/portals";
-import * as reviews from "@/server/services/reviews";
-import * as sources from "@/server/services/sources";
-import * as testSuites from "@/server/services/test-suites";
-import * as tierPlans from "@/server/services/tier-plans";
-import * as userGroups from "@/server/services/user-groups";
-import * as webhooks from "@/server/services/webhooks";
+import * as apiKeys from "@/server/services/identity/api-keys";
+import * as attachments from "@/server/services/runs/attachments";
+import * as approvals from "@/server/services/runs/approvals";
+import * as creditRequests from "@/server/services/provisioning/credit-requests";
+import * as builder from "@/server/services/builder/builder";
+import * as builderTemplates from "@/server/services/builder/builder-templates";
+import * as conversations from "@/server/services/runs/conversations";
+import * as directory from "@/server/services/identity/directory";
+import * as saml from "@/server/services/identity/saml";
+import * as sso from "@/server/services/identity/sso";
+import * as endUsers from "@/server/services/provisioning/end-users";
+import * as endUserBatches from "@/server/services/provisioning/end-user-batches";
+import * as endUserData from "@/server/services/provisioning/end-user-data";
+import * as evaluations from "@/server/services/builder/evaluations";
+import * as invitations from "@/server/services/identity/invitations";
+import * as knowledgebases from "@/server/services/knowledge/knowledgebases";
+import * as mcpConnections from "@/server/services/org/mcp-connections";
+import * as members from "@/server/services/identity/members";
+import * as mfa from "@/server/services/identity/mfa";
+import * as modelPrices from "@/server/services/org/model-prices";
+import * as modelProviders from "@/server/services/org/model-providers";
+import * as notifications from "@/server/services/org/notifications";
+import * as organizations from "@/server/services/org/organizations";
+import * as pages from "@/server/services/knowledge/pages";
+import * as portals from "@/server/services/portal/portals";
+import * as reviews from "@/server/services/knowledge/reviews";
+import * as sources from "@/server/services/knowledge/sources";
+import * as testSuites from "@/server/services/builder/test-suites";
+import * as tierPlans from "@/server/services/provisioning/tier-plans";
+import * as userGroups from "@/server/services/provisioning/user-groups";
+import * as webhooks from "@/server/services/org/webhooks";
 import { IDP_CERTIFICATE } from "../fake-saml";
 import { addPerson, api, issueKey, newOrganization, uniqueSuffix, type Tenant } from "../helpers";
 

@@ -13,7 +13,7 @@ vi.hoisted(() => {
 });
 
 import { getDb } from "@/server/db";
-import { createMcpConnection } from "@/server/services/mcp-connections";
+import { createMcpConnection } from "@/server/services/org/mcp-connections";
 import { api, expectError, newOrganization } from "../helpers";
 import { create, publish } from "../builder-helpers";
 

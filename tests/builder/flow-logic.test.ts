@@ -88,7 +88,7 @@ describe("condition", () => {
   });
 
   it("the graph's edges carry each branch's name, for the canvas", async () => {
-    const { flowEdges } = await import("@/schemas/flow-graph");
+    const { flowEdges } = await import("@/schemas/builder/flow-graph");
     const edges = flowEdges(ROUTING.map((node) => ({ data: {}, blocks: [], ...node })));
     expect(edges.filter((edge) => edge.from === 1)).toEqual([
       { from: 1, to: 2, inOrder: false, branch: "gold" },

@@ -14,8 +14,8 @@ import {
   placesOf,
   removeNode,
 } from "@/components/builder/flow-nodes";
-import type { FlowNode } from "@/schemas/builder";
-import { flowFeedback, upstreamNodeIds } from "@/schemas/flow-graph";
+import type { FlowNode } from "@/schemas/builder/builder";
+import { flowFeedback, upstreamNodeIds } from "@/schemas/builder/flow-graph";
 
 const node = (id: string, type: string, data: Record<string, unknown> = {}): FlowNode => ({
   id,

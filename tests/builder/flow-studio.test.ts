@@ -10,10 +10,10 @@ import { libraryEntries } from "@/components/builder/node-catalog";
 import { nodeChanges } from "@/components/builder/node-changes";
 import { DATA_FIELDS } from "@/components/builder/node-data-model";
 import { nodeResults } from "@/components/builder/run-results";
-import { NODE_DATA, NODE_TYPES, type FlowNode } from "@/schemas/builder";
-import { flowEdges, flowFeedback, incompleteNodes } from "@/schemas/flow-graph";
+import { NODE_DATA, NODE_TYPES, type FlowNode } from "@/schemas/builder/builder";
+import { flowEdges, flowFeedback, incompleteNodes } from "@/schemas/builder/flow-graph";
 import { APPROVAL_TIMEOUT_MINUTES } from "@/schemas/limits";
-import type { Execution } from "@/schemas/runtime";
+import type { Execution } from "@/schemas/runs/runtime";
 
 const node = (id: string, type: string, data: Record<string, unknown> = {}): FlowNode => ({
   id,

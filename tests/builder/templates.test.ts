@@ -10,11 +10,11 @@ vi.hoisted(() => {
   process.env.ALLOW_PRIVATE_INTEGRATION_URLS = "true";
 });
 
-import { NODE_TYPES } from "@/schemas/builder";
+import { NODE_TYPES } from "@/schemas/builder/builder";
 import { getDb } from "@/server/db";
-import { patchDraft, publishItem } from "@/server/services/builder";
-import { copyBuilderTemplate, listBuilderTemplates } from "@/server/services/builder-templates";
-import { previewDraft } from "@/server/services/draft-preview";
+import { patchDraft, publishItem } from "@/server/services/builder/builder";
+import { copyBuilderTemplate, listBuilderTemplates } from "@/server/services/builder/builder-templates";
+import { previewDraft } from "@/server/services/builder/draft-preview";
 import { addPerson, newOrganization, signInCookie, trpc, trpcErrorCode, type Tenant } from "../helpers";
 import { newKnowledgebase, newPage } from "../knowledge-helpers";
 

@@ -3,7 +3,7 @@
 // kind, % and _ taken literally, the text bounded, and a long input answered at once.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { provisionEndUser } from "@/server/services/end-users";
+import { provisionEndUser } from "@/server/services/provisioning/end-users";
 import { create } from "../builder-helpers";
 import { newOrganization, signInCookie, trpc, trpcErrorCode, uniqueSuffix, type Tenant } from "../helpers";
 

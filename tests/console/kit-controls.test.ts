@@ -15,7 +15,7 @@ import {
   Select,
   useZodForm,
 } from "@/components/console";
-import { CreateUserGroupInput } from "@/schemas/provisioning";
+import { CreateUserGroupInput } from "@/schemas/provisioning/provisioning";
 
 const html = (element: ReactElement) => renderToStaticMarkup(element);
 

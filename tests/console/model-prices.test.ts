@@ -2,7 +2,7 @@
 // lists the models with their prices, prices one (the typical turn the page shows follows the
 // same rule as a run's charge) and removes the price; a member cannot read or change prices.
 import { expect, it } from "vitest";
-import { turnCredits } from "@/schemas/model-prices";
+import { turnCredits } from "@/schemas/org/model-prices";
 import { getDb } from "@/server/db";
 import { addPerson, newOrganization, signInCookie, trpc, trpcErrorCode } from "../helpers";
 

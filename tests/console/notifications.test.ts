@@ -1,17 +1,17 @@
-// Notifications (src/server/services/notifications.ts): what waits for a member, by role, within
+// Notifications (src/server/services/org/notifications.ts): what waits for a member, by role, within
 // their organization only; read marks per member; cleared when handled; and the emails a member
 // opts into, sent by the worker once across any number of runs (src/server/jobs/notification-emails.ts).
 import { describe, expect, it } from "vitest";
 import type { MemberActor } from "@/server/auth/actor";
 import { getDb } from "@/server/db";
 import { runNotificationEmailsOnce } from "@/server/jobs/notification-emails";
-import { dismissCreditRequest, grantBonusCredits } from "@/server/services/credit-requests";
-import { provisionEndUser } from "@/server/services/end-users";
-import { recordEvent } from "@/server/services/events";
-import { listNotifications, markNotificationsRead, setNotificationEmails } from "@/server/services/notifications";
-import { updateOrganization } from "@/server/services/organizations";
-import { approveReview } from "@/server/services/reviews";
-import { createTierPlan } from "@/server/services/tier-plans";
+import { dismissCreditRequest, grantBonusCredits } from "@/server/services/provisioning/credit-requests";
+import { provisionEndUser } from "@/server/services/provisioning/end-users";
+import { recordEvent } from "@/server/services/org/events";
+import { listNotifications, markNotificationsRead, setNotificationEmails } from "@/server/services/org/notifications";
+import { updateOrganization } from "@/server/services/org/organizations";
+import { approveReview } from "@/server/services/knowledge/reviews";
+import { createTierPlan } from "@/server/services/provisioning/tier-plans";
 import {
   addPerson,
   api,

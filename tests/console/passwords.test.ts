@@ -2,7 +2,7 @@
 // other sessions end); an admin resets a member's (role rules, sessions end, own password kept).
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { addMember } from "@/server/services/members";
+import { addMember } from "@/server/services/identity/members";
 import { addPerson, newOrganization, signInCookie, trpc, trpcErrorCode } from "../helpers";
 
 async function signInStatus(email: string, password: string): Promise<number> {

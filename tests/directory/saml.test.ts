@@ -20,9 +20,9 @@ import { COMMANDS, parseFlags } from "@/cli/commands";
 import { createRequestListener, guardServer } from "@/server/http/listener";
 import { PORTAL_SESSION_COOKIE } from "@/server/auth/portal-cookie";
 import { getDb } from "@/server/db";
-import { endUserForSession } from "@/server/services/end-user-sessions";
-import { updatePortal } from "@/server/services/portals";
-import { actorForSession } from "@/server/services/sessions";
+import { endUserForSession } from "@/server/services/portal/end-user-sessions";
+import { updatePortal } from "@/server/services/portal/portals";
+import { actorForSession } from "@/server/services/identity/sessions";
 import {
   refreshSamlMetadata,
   refreshSamlMetadataWhenDue,
@@ -30,7 +30,7 @@ import {
   samlAcsUrl,
   samlEntityId,
   setSamlConnection,
-} from "@/server/services/saml";
+} from "@/server/services/identity/saml";
 import { CookieJar } from "../fake-oidc";
 import { IDP_CERTIFICATE, startFakeSamlIdp, type FakeSamlIdp, type SamlTweak } from "../fake-saml";
 import { addPerson, api, newOrganization, signInCookie, trpc, uniqueSuffix, type Tenant } from "../helpers";

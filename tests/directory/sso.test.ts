@@ -13,12 +13,12 @@ import { createOidcCallbackHandler, createOidcStartHandler } from "@/server/adap
 import { readCookie } from "@/server/auth/cookies";
 import { PORTAL_SESSION_COOKIE } from "@/server/auth/portal-cookie";
 import { getDb } from "@/server/db";
-import { endUserForSession } from "@/server/services/end-user-sessions";
-import { requestSignInCode } from "@/server/services/portal-sign-in";
-import { resolvePortal, updatePortal } from "@/server/services/portals";
-import { updateOrganization } from "@/server/services/organizations";
-import { actorForSession } from "@/server/services/sessions";
-import { redirectUri, setSsoConnection } from "@/server/services/sso";
+import { endUserForSession } from "@/server/services/portal/end-user-sessions";
+import { requestSignInCode } from "@/server/services/portal/portal-sign-in";
+import { resolvePortal, updatePortal } from "@/server/services/portal/portals";
+import { updateOrganization } from "@/server/services/org/organizations";
+import { actorForSession } from "@/server/services/identity/sessions";
+import { redirectUri, setSsoConnection } from "@/server/services/identity/sso";
 import { CookieJar, signInAtProvider, startFakeOidc, type FakeOidc } from "../fake-oidc";
 import {
   addPerson,

@@ -2,8 +2,8 @@
 // contract's rules for directory users and the end users they stand for.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { endUserForSession, startEndUserSession } from "@/server/services/end-user-sessions";
-import { findActiveEndUser } from "@/server/services/portal-access";
+import { endUserForSession, startEndUserSession } from "@/server/services/portal/end-user-sessions";
+import { findActiveEndUser } from "@/server/services/portal/portal-access";
 import { api, expectError, issueKey, newOrganization } from "../helpers";
 import { newPlan } from "../provisioning-helpers";
 import { directoryTenant, expectScimError, PATCH_OP, scim, uniqueUserName } from "./helpers";

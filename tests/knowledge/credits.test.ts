@@ -1,7 +1,7 @@
 // chargeCredits: atomic, never below zero, nothing taken on refusal, also under concurrency.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { chargeCredits } from "@/server/services/credits";
+import { chargeCredits } from "@/server/services/provisioning/credits";
 import { newOrganization } from "../helpers";
 
 const balance = async (id: string) => (await getDb().organization.findUniqueOrThrow({ where: { id } })).credits;

@@ -123,7 +123,7 @@ describe("refreshed URL sources", () => {
     // The console's source page shows what changed and when.
     const detail = await api("GET", `/knowledgebases/${kbId}/sources/${ids.b}`, { key });
     expect(detail.body.source.checkedAt).not.toBe(row.checkedAt?.toISOString());
-    const { getSourceDetail } = await import("@/server/services/sources");
+    const { getSourceDetail } = await import("@/server/services/knowledge/sources");
     const shown = await getSourceDetail(getDb(), tenant.operator, { knowledgebaseId: kbId, sourceId: ids.b! });
     expect(shown.refreshes).toEqual([
       { at: expect.any(String), outcome: "changed", summary: expect.stringContaining("Saffronia") },

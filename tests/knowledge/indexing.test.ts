@@ -130,7 +130,7 @@ describe("a 4.4 MB text source", () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const key = tenant.orgKey.secret;
     const db = getDb();
-    const { getSourceDetail } = await import("@/server/services/sources");
+    const { getSourceDetail } = await import("@/server/services/knowledge/sources");
     const text = largeText(4.4 * 1024 * 1024);
     const first = await upload(key, kbId, { name: "notices.txt", type: "text/plain", bytes: text });
     expect(first.status, first.text).toBe(202);

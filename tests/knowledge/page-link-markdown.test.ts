@@ -1,8 +1,8 @@
 // The "Insert link" of the page editor writes pageLinkMarkdown; the pages service must read back
 // exactly the page it names, whatever the title holds.
 import { describe, expect, it } from "vitest";
-import { pageLinkMarkdown } from "@/schemas/page";
-import { parseLinks } from "@/server/services/pages";
+import { pageLinkMarkdown } from "@/schemas/knowledge/page";
+import { parseLinks } from "@/server/services/knowledge/pages";
 import { api } from "../helpers";
 import { newPage, tenantWithKnowledgebase } from "../knowledge-helpers";
 

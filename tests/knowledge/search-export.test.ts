@@ -2,8 +2,8 @@
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { afterEach, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { EXPORT_LIMITS } from "@/server/services/knowledgebases";
-import { searchFaults } from "@/server/services/search";
+import { EXPORT_LIMITS } from "@/server/services/knowledge/knowledgebases";
+import { searchFaults } from "@/server/services/knowledge/search";
 import { api, issueKey } from "../helpers";
 import { drain, newPage, tenantWithKnowledgebase } from "../knowledge-helpers";
 

@@ -1,7 +1,7 @@
 // The console's source view: the extracted text, the chunks with their heading paths, the
 // indexing job while one is queued, clipped to bounds; another organization's source is not found.
 import { describe, expect, it } from "vitest";
-import { SOURCE_PREVIEW } from "@/schemas/source";
+import { SOURCE_PREVIEW } from "@/schemas/knowledge/source";
 import { api, newOrganization, signInCookie, trpc, trpcErrorCode } from "../helpers";
 import { drain, tenantWithKnowledgebase } from "../knowledge-helpers";
 

@@ -361,7 +361,7 @@ describe("review mode", () => {
   it("makes an edit pending_review, leaving the live page untouched", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const pageId = await newPage(tenant.orgKey.secret, kbId, { title: "Live", markdown: "Original." });
-    const { updateOrganization } = await import("@/server/services/organizations");
+    const { updateOrganization } = await import("@/server/services/org/organizations");
     const { getDb } = await import("@/server/db");
     await updateOrganization(getDb(), tenant.operator, { reviewAgentWrites: true });
     const client = await connect(tenant.personalKey.secret);

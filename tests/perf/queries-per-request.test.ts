@@ -5,11 +5,11 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { createRestHandler } from "@/server/adapters/rest";
 import { closeDb, createDb, getDb, type Db } from "@/server/db";
-import { changeMemberRole, removeMember } from "@/server/services/members";
-import { createModelProvider } from "@/server/services/model-providers";
-import { updateOrganization } from "@/server/services/organizations";
-import { revokeApiKey } from "@/server/services/api-keys";
-import { storeRunEvents, type EventBatch } from "@/server/services/conversation-runs";
+import { changeMemberRole, removeMember } from "@/server/services/identity/members";
+import { createModelProvider } from "@/server/services/org/model-providers";
+import { updateOrganization } from "@/server/services/org/organizations";
+import { revokeApiKey } from "@/server/services/identity/api-keys";
+import { storeRunEvents, type EventBatch } from "@/server/services/runs/conversation-runs";
 import { addPerson, api, expectError, isCounterSweep, issueKey, newOrganization, type Handler } from "../helpers";
 import { email, newGroup, newPlan } from "../provisioning-helpers";
 import { newKnowledgebase, newPage } from "../knowledge-helpers";

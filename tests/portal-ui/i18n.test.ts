@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { createPortalI18n, RESOURCES } from "@/components/portal/i18n";
 import { parseAcceptLanguage, pickLanguage } from "@/components/portal/i18n/languages";
-import { PORTAL_LANGUAGES } from "@/schemas/portal";
+import { PORTAL_LANGUAGES } from "@/schemas/portal/portal";
 
 const PLURAL = /_(zero|one|two|few|many|other)$/;
 /** Tags the HTML parser of react-i18next's <Trans> reads as empty: their text would vanish. */

@@ -13,7 +13,7 @@ import {
   waitInWords,
 } from "@/components/portal/portal-errors";
 import { formatFileSize } from "@/lib/file-size";
-import { PORTAL_LANGUAGES } from "@/schemas/portal";
+import { PORTAL_LANGUAGES } from "@/schemas/portal/portal";
 import { ERROR_CODES, ERROR_STATUS } from "@/server/errors";
 import { contrastRatio, portalTheme } from "@/lib/portal-theme";
 

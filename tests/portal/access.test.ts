@@ -2,9 +2,9 @@
 // console's effective-access view on it: tests/provisioning/effective-access.test.ts).
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { updateOrganization } from "@/server/services/organizations";
+import { updateOrganization } from "@/server/services/org/organizations";
 import { AppError } from "@/server/errors";
-import { appsUsableBy, assertCanUse } from "@/server/services/portal-access";
+import { appsUsableBy, assertCanUse } from "@/server/services/portal/portal-access";
 import { create, publish } from "../builder-helpers";
 import { api } from "../helpers";
 import { accessEndUser, accessGroup, accessWorld, newPlan, type AccessWorld } from "../provisioning-helpers";

@@ -3,7 +3,7 @@
 // organization under concurrency.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { chargeEndUserCredit, refundEndUserCredit } from "@/server/services/credits";
+import { chargeEndUserCredit, refundEndUserCredit } from "@/server/services/provisioning/credits";
 import { api, newOrganization, uniqueSuffix, type Tenant } from "../helpers";
 import { portalScenario } from "./helpers";
 

@@ -3,7 +3,7 @@
 // told plainly at zero) and the door's refusals.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { converse } from "@/server/services/conversations";
+import { converse } from "@/server/services/runs/conversations";
 import { create, publish } from "../builder-helpers";
 import { api, signInCookie } from "../helpers";
 import { readEvents } from "../runtime-helpers";

@@ -15,7 +15,7 @@ import { contentSecurityPolicy, SECURITY_HEADERS } from "@/middleware";
 import { hitRateLimit } from "@/server/auth/rate-limit";
 import { getDb } from "@/server/db";
 import { createRequestListener } from "@/server/http/listener";
-import { EMBED_EXCHANGES_PER_MINUTE } from "@/server/services/portal-embed";
+import { EMBED_EXCHANGES_PER_MINUTE } from "@/server/services/portal/portal-embed";
 import { api, expectError, toApiResponse, type ApiResponse } from "../helpers";
 import { listenOnLoopback, type LoopbackServer } from "../loopback-server";
 import { readEvents } from "../runtime-helpers";

@@ -3,7 +3,7 @@
 // per email whatever the address, and the real person signing in again within the hour.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { getDb } from "@/server/db";
-import { CODE_REQUESTS_PER_HOUR, MAX_WRONG_TRIES } from "@/server/services/portal-sign-in";
+import { CODE_REQUESTS_PER_HOUR, MAX_WRONG_TRIES } from "@/server/services/portal/portal-sign-in";
 import type { ApiResponse } from "../helpers";
 import {
   clientAddress,

@@ -3,7 +3,7 @@
 // revocation or deletion.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { CODE_REQUEST_LIMITS, CODE_REQUESTS_PER_HOUR } from "@/server/services/portal-sign-in";
+import { CODE_REQUEST_LIMITS, CODE_REQUESTS_PER_HOUR } from "@/server/services/portal/portal-sign-in";
 import { api } from "../helpers";
 import { clientAddress, codeFromOutbox, errorCode, portalCall, portalScenario, signIn } from "./helpers";
 

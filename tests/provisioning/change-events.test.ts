@@ -11,9 +11,9 @@ vi.hoisted(() => {
 });
 
 import { getDb } from "@/server/db";
-import { createItem } from "@/server/services/builder";
-import { linkProcessorSubscription } from "@/server/services/end-users";
-import { archiveTierPlan, updateTierPlan } from "@/server/services/tier-plans";
+import { createItem } from "@/server/services/builder/builder";
+import { linkProcessorSubscription } from "@/server/services/provisioning/end-users";
+import { archiveTierPlan, updateTierPlan } from "@/server/services/provisioning/tier-plans";
 import { api, newOrganization, type Tenant } from "../helpers";
 import { email, newGroup, newPlan } from "../provisioning-helpers";
 

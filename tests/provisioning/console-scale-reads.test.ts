@@ -2,7 +2,7 @@
 // members come in keyset pages, and each plan's subscribers are counted only up to a cap.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { countPlanSubscribers, SUBSCRIBER_COUNT_CAP } from "@/server/services/tier-plans";
+import { countPlanSubscribers, SUBSCRIBER_COUNT_CAP } from "@/server/services/provisioning/tier-plans";
 import { newOrganization, signInCookie, trpc, trpcErrorCode, uniqueSuffix, type Tenant } from "../helpers";
 import { newGroup, newPlan } from "../provisioning-helpers";
 

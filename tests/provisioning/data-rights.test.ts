@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { DATA_RIGHTS_COVERAGE, tombstoneEmail } from "@/server/services/end-user-data";
+import { DATA_RIGHTS_COVERAGE, tombstoneEmail } from "@/server/services/provisioning/end-user-data";
 import { createConsoleEndUserExportHandler } from "@/server/adapters/console";
 import { addPerson, api, expectError, issueKey, signInCookie, toApiResponse } from "../helpers";
 import { portalScenario } from "../portal/helpers";

@@ -1,10 +1,10 @@
 // The console's effective-access view of one end user: plans with credits, groups, grants (their
 // own and their groups'), reachable portals, and each usable app with why, built on the one
-// access rule (services/portal-access.ts) that the portal and the API apply.
+// access rule (services/portal/portal-access.ts) that the portal and the API apply.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { updateOrganization } from "@/server/services/organizations";
-import { appsUsableBy, effectiveAccess } from "@/server/services/portal-access";
+import { updateOrganization } from "@/server/services/org/organizations";
+import { appsUsableBy, effectiveAccess } from "@/server/services/portal/portal-access";
 import { create } from "../builder-helpers";
 import { api, signInCookie, trpc, trpcErrorCode } from "../helpers";
 import { accessEndUser, accessGroup, accessWorld, newPlan, type AccessWorld } from "../provisioning-helpers";

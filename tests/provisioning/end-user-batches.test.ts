@@ -4,7 +4,7 @@
 // plans, groups and end users are out of reach.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { updateOrganization } from "@/server/services/organizations";
+import { updateOrganization } from "@/server/services/org/organizations";
 import { api, expectError, issueKey, newOrganization, signInCookie, trpc, uniqueSuffix, type Tenant } from "../helpers";
 import { accessWorld, email, newGroup, newPlan, provisioningSnapshot } from "../provisioning-helpers";
 

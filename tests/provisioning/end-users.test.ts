@@ -2,9 +2,9 @@
 // customers in sync: statuses, bodies, and that every refusal leaves nothing behind.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { linkProcessorSubscription } from "@/server/services/end-users";
-import { updateOrganization } from "@/server/services/organizations";
-import { archiveTierPlan } from "@/server/services/tier-plans";
+import { linkProcessorSubscription } from "@/server/services/provisioning/end-users";
+import { updateOrganization } from "@/server/services/org/organizations";
+import { archiveTierPlan } from "@/server/services/provisioning/tier-plans";
 import { api, expectError, newOrganization, type ApiResponse } from "../helpers";
 import { email, newGroup, newPlan, provisioningSnapshot } from "../provisioning-helpers";
 

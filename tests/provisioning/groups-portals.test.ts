@@ -1,7 +1,7 @@
 // User groups, plan groups, portals and tier plans through the REST door.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { updateOrganization } from "@/server/services/organizations";
+import { updateOrganization } from "@/server/services/org/organizations";
 import { addPerson, api, expectError, issueKey, newOrganization } from "../helpers";
 import { email, newGroup, newPlan, newPortal } from "../provisioning-helpers";
 

@@ -5,7 +5,7 @@
 // new, known, concurrent and refused emails.
 import { describe, expect, it } from "vitest";
 import { closeDb, createDb, getDb, type Db } from "@/server/db";
-import { provisionEndUser } from "@/server/services/end-users";
+import { provisionEndUser } from "@/server/services/provisioning/end-users";
 import { api, expectError, newOrganization, type Tenant } from "../helpers";
 import { email, newGroup, newPlan, newPortal, provisioningSnapshot } from "../provisioning-helpers";
 import { publishedApp } from "../runtime-helpers";

@@ -3,8 +3,8 @@
 // floor. `npm run eval:retrieval` prints every set and half.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { createOrganization } from "@/server/services/organizations";
-import { searchKnowledgebase } from "@/server/services/search";
+import { createOrganization } from "@/server/services/org/organizations";
+import { searchKnowledgebase } from "@/server/services/knowledge/search";
 import { listSets, loadSet, measure } from "../../eval/retrieval/sets";
 
 /** eval/retrieval (OpenSSL and curl manual pages): 58 documents, the smallest set. */

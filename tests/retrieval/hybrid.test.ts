@@ -13,7 +13,7 @@ import { getDb } from "@/server/db";
 import { drainEmbeddings, unitLength } from "@/server/jobs/embedding";
 import { startIndexWorker } from "@/server/jobs/indexing";
 import { retrievePassages } from "@/server/runtime/retrieval";
-import { createModelProvider, deleteModelProvider, updateModelProvider } from "@/server/services/model-providers";
+import { createModelProvider, deleteModelProvider, updateModelProvider } from "@/server/services/org/model-providers";
 import { testEmbedding } from "../fake-embeddings";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
 import { create, publish } from "../builder-helpers";

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { retrieve } from "@/server/services/retrieval";
+import { retrieve } from "@/server/services/knowledge/retrieval";
 import {
   lightWordsOf,
   MAX_SYNONYM_TERMS,

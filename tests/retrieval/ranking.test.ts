@@ -3,7 +3,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { closeDb, createDb, getDb } from "@/server/db";
 import { retrievePassages } from "@/server/runtime/retrieval";
-import { retrievalTest, retrieve } from "@/server/services/retrieval";
+import { retrievalTest, retrieve } from "@/server/services/knowledge/retrieval";
 import { api } from "../helpers";
 import { drain, newPage, tenantWithKnowledgebase } from "../knowledge-helpers";
 

@@ -14,8 +14,8 @@ vi.hoisted(() => {
 import { getDb } from "@/server/db";
 import { drainEmbeddings } from "@/server/jobs/embedding";
 import { retrievePassages } from "@/server/runtime/retrieval";
-import { createModelProvider } from "@/server/services/model-providers";
-import { permutationIn, RERANK_DEPTH } from "@/server/services/retrieval";
+import { createModelProvider } from "@/server/services/org/model-providers";
+import { permutationIn, RERANK_DEPTH } from "@/server/services/knowledge/retrieval";
 import { create, publish } from "../builder-helpers";
 import { testEmbedding } from "../fake-embeddings";
 import { startFakeOpenAI, type ChatMessage, type FakeOpenAI } from "../fake-openai";

@@ -15,7 +15,7 @@ const SECRET = vi.hoisted(() => {
 
 import * as v1 from "@/app/api/v1/[[...path]]/route";
 import { getDb } from "@/server/db";
-import { createModelProvider } from "@/server/services/model-providers";
+import { createModelProvider } from "@/server/services/org/model-providers";
 import { startFakeAnthropic, textOf, toolResults, type AnthropicMessage, type FakeAnthropic } from "../fake-anthropic";
 import type { FakeReply } from "../fake-openai";
 import { api, newOrganization, type Handler, type Tenant } from "../helpers";

@@ -7,7 +7,7 @@ import { create, publish } from "../builder-helpers";
 import { api, newOrganization, restHandler, toApiResponse, type Tenant } from "../helpers";
 import { converse, credits } from "../runtime-helpers";
 import { getDb } from "@/server/db";
-import { createModelProvider } from "@/server/services/model-providers";
+import { createModelProvider } from "@/server/services/org/model-providers";
 
 let fake: FakeOpenAI;
 

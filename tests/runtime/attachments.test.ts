@@ -8,7 +8,7 @@ import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { runApprovalsOnce } from "@/server/jobs/approvals";
-import { sweepConversationsWhenDue, sweepExpiredConversations } from "@/server/services/retention";
+import { sweepConversationsWhenDue, sweepExpiredConversations } from "@/server/services/org/retention";
 import { create, publish } from "../builder-helpers";
 import { addPerson, api, issueKey, newOrganization, signInCookie } from "../helpers";
 import { pdfWithContent } from "../pdf-fixtures";

@@ -2,7 +2,7 @@
 // synthesized reply, persistence by conversation_id, credits, refusals, and Server-Sent Events.
 import { describe, expect, it, vi } from "vitest";
 import { getDb } from "@/server/db";
-import { updateOrganization } from "@/server/services/organizations";
+import { updateOrganization } from "@/server/services/org/organizations";
 import { api, expectError, isCounterSweep } from "../helpers";
 import { create, publish } from "../builder-helpers";
 import { converse, credits, publishedApp, readEvents } from "../runtime-helpers";

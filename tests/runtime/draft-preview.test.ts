@@ -9,7 +9,7 @@ vi.hoisted(() => {
 });
 
 import { getDb } from "@/server/db";
-import { createModelProvider } from "@/server/services/model-providers";
+import { createModelProvider } from "@/server/services/org/model-providers";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
 import { create, patchDraft, publish, VALID_NODES } from "../builder-helpers";
 import { newOrganization, signInCookie, trpc, trpcErrorCode, type Tenant } from "../helpers";

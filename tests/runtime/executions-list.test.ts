@@ -2,7 +2,7 @@
 // item, each run naming its item, and never another organization's runs.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { recordExecution } from "@/server/services/executions";
+import { recordExecution } from "@/server/services/runs/executions";
 import { api, expectError, newOrganization, type Tenant } from "../helpers";
 import { create } from "../builder-helpers";
 

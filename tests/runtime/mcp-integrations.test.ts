@@ -38,7 +38,7 @@ import {
   getMcpConnection,
   listMcpConnectionTools,
   updateMcpConnection,
-} from "@/server/services/mcp-connections";
+} from "@/server/services/org/mcp-connections";
 import { startFakeMcp, type FakeMcp } from "../fake-mcp";
 import { startFakeOpenAI, type ChatMessage, type FakeOpenAI, type FakeReply } from "../fake-openai";
 import { create, publish } from "../builder-helpers";

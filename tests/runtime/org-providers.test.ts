@@ -12,7 +12,7 @@ const SECRET = vi.hoisted(() => {
 
 import { getDb } from "@/server/db";
 import { COMMANDS, parseFlags } from "@/cli/commands";
-import { createModelProvider, listModelProviders, updateModelProvider } from "@/server/services/model-providers";
+import { createModelProvider, listModelProviders, updateModelProvider } from "@/server/services/org/model-providers";
 import { embeddingModelFor } from "@/server/runtime/models";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
 import { create, publish } from "../builder-helpers";

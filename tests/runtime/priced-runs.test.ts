@@ -14,8 +14,8 @@ vi.hoisted(() => {
 import { randomUUID } from "node:crypto";
 import { getDb } from "@/server/db";
 import { RUN_LOST, settleLostRun } from "@/server/runtime/run-leases";
-import { chargeRunCredit, settleRunCharge } from "@/server/services/credits";
-import { createModelProvider } from "@/server/services/model-providers";
+import { chargeRunCredit, settleRunCharge } from "@/server/services/provisioning/credits";
+import { createModelProvider } from "@/server/services/org/model-providers";
 import { DEFAULT_FAKE_USAGE, startFakeOpenAI, type ChatMessage, type FakeOpenAI, type FakeReply } from "../fake-openai";
 import { create, publish } from "../builder-helpers";
 import { addPerson, api, expectError, issueKey, newOrganization, type Tenant } from "../helpers";

@@ -2,7 +2,7 @@
 // flat price, priced runs at the larger of their minimum and their metered cost rounded up,
 // unpriced calls adding nothing, the upfront charge, and each call's share of what was charged.
 import { describe, expect, it } from "vitest";
-import { turnCredits } from "@/schemas/model-prices";
+import { turnCredits } from "@/schemas/org/model-prices";
 import type { ModelCall } from "@/server/runtime/metering";
 import { runCharge, shareCharge, upfrontCharge, type ModelPrice } from "@/server/runtime/pricing";
 

@@ -4,7 +4,7 @@
 // what the runs cost stays: executions keep their credits and tokens, usage totals do not move.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { RETENTION_SWEEP_EVERY_MS, sweepConversationsWhenDue } from "@/server/services/retention";
+import { RETENTION_SWEEP_EVERY_MS, sweepConversationsWhenDue } from "@/server/services/org/retention";
 import { api, newOrganization, signInCookie, trpc } from "../helpers";
 import { publishedApp } from "../runtime-helpers";
 

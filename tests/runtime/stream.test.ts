@@ -111,7 +111,7 @@ describe("conversation streams", () => {
     expect({ status: during.status, code: conflict.error.code }).toEqual({ status: 409, code: "conflict" });
     expect(await credits(app.tenant)).toBe(before);
 
-    const { updateOrganization } = await import("@/server/services/organizations");
+    const { updateOrganization } = await import("@/server/services/org/organizations");
     await updateOrganization(getDb(), app.tenant.operator, { credits: 0 });
     const refused = await streamRequest(app.key, app.appId, { message: "again" }, { "idempotency-key": "stream-3" });
     expect(refused.status).toBe(402);

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { getDb } from "@/server/db";
 import { RUN_LOST, settleLostRun } from "@/server/runtime/run-leases";
-import { updateOrganization } from "@/server/services/organizations";
+import { updateOrganization } from "@/server/services/org/organizations";
 import { create } from "../builder-helpers";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
 import { api, expectError, newOrganization } from "../helpers";

@@ -13,7 +13,7 @@ vi.hoisted(() => {
 
 import { getDb } from "@/server/db";
 import { MAX_REPORTED_TOKENS } from "@/server/runtime/metering";
-import { createModelProvider } from "@/server/services/model-providers";
+import { createModelProvider } from "@/server/services/org/model-providers";
 import { startFakeAnthropic, toolResults, type FakeAnthropic } from "../fake-anthropic";
 import { DEFAULT_FAKE_USAGE, startFakeOpenAI, type ChatMessage, type FakeOpenAI, type FakeReply } from "../fake-openai";
 import { create, publish } from "../builder-helpers";

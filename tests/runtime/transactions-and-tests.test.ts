@@ -1,7 +1,7 @@
 // Transactions (JSON Schema in and out), graded test runs of drafts, and flows run by the runtime.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { updateOrganization } from "@/server/services/organizations";
+import { updateOrganization } from "@/server/services/org/organizations";
 import { api, expectError, newOrganization } from "../helpers";
 import { create, publish } from "../builder-helpers";
 import { drain, newKnowledgebase, newPage } from "../knowledge-helpers";

@@ -6,22 +6,22 @@ import { randomUUID } from "node:crypto";
 import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { ROLES, SCOPES } from "@/schemas/auth";
+import { ROLES, SCOPES } from "@/schemas/identity/auth";
 import { CAPABILITIES, may, type Capability } from "@/schemas/permissions";
-import { BUILDER_KINDS, type BuilderKind } from "@/schemas/builder";
+import { BUILDER_KINDS, type BuilderKind } from "@/schemas/builder/builder";
 import type { Actor, EndUserActor, KeyActor, MemberActor } from "@/server/auth/actor";
 import { authenticateApiKey } from "@/server/auth/authenticate";
 import { authorize, requiredCapability, type Requirement } from "@/server/auth/authorize";
 import { guarded, guardedByKind } from "@/server/auth/guarded";
 import { getDb } from "@/server/db";
 import { toAppError } from "@/server/errors";
-import { createItem, deleteItem, getDraft, listItems } from "@/server/services/builder";
-import { listEndUsers } from "@/server/services/end-users";
-import { createKnowledgebase } from "@/server/services/knowledgebases";
-import { addMember, listMembers } from "@/server/services/members";
-import { createModelProvider, listModelProviders } from "@/server/services/model-providers";
-import { listModels } from "@/server/services/models";
-import { createPage } from "@/server/services/pages";
+import { createItem, deleteItem, getDraft, listItems } from "@/server/services/builder/builder";
+import { listEndUsers } from "@/server/services/provisioning/end-users";
+import { createKnowledgebase } from "@/server/services/knowledge/knowledgebases";
+import { addMember, listMembers } from "@/server/services/identity/members";
+import { createModelProvider, listModelProviders } from "@/server/services/org/model-providers";
+import { listModels } from "@/server/services/org/models";
+import { createPage } from "@/server/services/knowledge/pages";
 import { appRouter } from "@/server/trpc/root";
 import { addPerson, issueKey, newOrganization, type Tenant } from "../helpers";
 
@@ -39,33 +39,34 @@ const PUBLIC_PROCEDURES = [
 
 /** Exported service functions taking an actor that are not guarded, each with why. */
 const UNGUARDED: Record<string, string> = {
-  "executions.recordExecution": "records a run for the guarded service that started it",
+  "runs/executions.recordExecution": "records a run for the guarded service that started it",
   "support/knowledge-access.findKnowledgebase": "a lookup the guarded knowledge services share",
   "support/knowledge-access.refuseOverPlanCap": "a plan cap check inside a guarded create",
   "support/knowledge-access.reviewsWritesOf": "decides whether a guarded write waits for review",
-  "portal-access.runFor": "the access rule converse and transact apply after their guard",
-  "conversations.appRunFor": "the first refusals converse and transact share after their guard, runFor among them",
-  "portal-access.listPortalApps": "the portal door's; its end user is checked by the portal session",
-  "conversations.listEndUserConversations": "the portal door's; only the end user's own conversations",
-  "conversations.getEndUserConversation": "the portal door's; only the end user's own conversation",
-  "conversations.renameEndUserConversation": "the portal door's; only the end user's own conversation",
-  "conversations.hideEndUserConversation": "the portal door's; only the end user's own conversation",
-  "conversation-runs.startConversationRun": "starts the run through the guarded converse",
-  "conversation-runs.findRun": "the lookup the guarded open and cancel share",
-  "attachments.resolveTurnFiles": "the files of the guarded converse's turn, checked for the turn's owner",
-  "conversations.saveTurn": "writes the turn of the guarded converse (or its continuation after an approval)",
-  "approvals.pauseForApproval": "records the pause of a run the guarded converse or transact started",
-  "executions.announceCompleted": "announces the end of a run the guarded converse or transact started",
-  "members.lockOutForReset": "the role rules and lock-out the guarded password resets share",
-  "events.recordEvent": "records the change of the guarded service that makes it, in its transaction",
-  "events.recorded": "runs a guarded service's write and records its event in one transaction",
-  "credit-requests.requestMoreCredits": "the portal door's; the signed-in end user asks for themselves",
-  "usage.getPortalUsage": "the portal door's; only the signed-in end user's own credits",
-  "end-user-data.streamOwnExport": "the portal door's; only the signed-in end user's own data",
-  "portal-export.mailExportLink": "the portal door's; mails the signed-in end user a link to their own data",
-  "portal-export.openOwnExport": "the portal door's; only the signed-in end user's own data, a link only theirs",
-  "end-users.provisionOn": "provisionEndUser's statement on a given connection; called by guarded services only",
-  "directory.recordDirectoryEvent":
+  "portal/portal-access.runFor": "the access rule converse and transact apply after their guard",
+  "runs/conversations.appRunFor": "the first refusals converse and transact share after their guard, runFor among them",
+  "portal/portal-access.listPortalApps": "the portal door's; its end user is checked by the portal session",
+  "runs/conversations.listEndUserConversations": "the portal door's; only the end user's own conversations",
+  "runs/conversations.getEndUserConversation": "the portal door's; only the end user's own conversation",
+  "runs/conversations.renameEndUserConversation": "the portal door's; only the end user's own conversation",
+  "runs/conversations.hideEndUserConversation": "the portal door's; only the end user's own conversation",
+  "runs/conversation-runs.startConversationRun": "starts the run through the guarded converse",
+  "runs/conversation-runs.findRun": "the lookup the guarded open and cancel share",
+  "runs/attachments.resolveTurnFiles": "the files of the guarded converse's turn, checked for the turn's owner",
+  "runs/conversations.saveTurn": "writes the turn of the guarded converse (or its continuation after an approval)",
+  "runs/approvals.pauseForApproval": "records the pause of a run the guarded converse or transact started",
+  "runs/executions.announceCompleted": "announces the end of a run the guarded converse or transact started",
+  "identity/members.lockOutForReset": "the role rules and lock-out the guarded password resets share",
+  "org/events.recordEvent": "records the change of the guarded service that makes it, in its transaction",
+  "org/events.recorded": "runs a guarded service's write and records its event in one transaction",
+  "provisioning/credit-requests.requestMoreCredits": "the portal door's; the signed-in end user asks for themselves",
+  "runs/usage.getPortalUsage": "the portal door's; only the signed-in end user's own credits",
+  "provisioning/end-user-data.streamOwnExport": "the portal door's; only the signed-in end user's own data",
+  "portal/portal-export.mailExportLink": "the portal door's; mails the signed-in end user a link to their own data",
+  "portal/portal-export.openOwnExport": "the portal door's; only the signed-in end user's own data, a link only theirs",
+  "provisioning/end-users.provisionOn":
+    "provisionEndUser's statement on a given connection; called by guarded services only",
+  "identity/directory.recordDirectoryEvent":
     "the SCIM door's record of a request the guarded directory services answered or refused",
 };
 

@@ -26,8 +26,8 @@ import { getDb } from "@/server/db";
 import { guardedFetch } from "@/server/integration-urls";
 import { FetchRefused, pinnedFetch } from "@/server/jobs/fetch-url";
 import { modelFor } from "@/server/runtime/models";
-import { listMcpConnectionTools, updateMcpConnection } from "@/server/services/mcp-connections";
-import { updateModelProvider } from "@/server/services/model-providers";
+import { listMcpConnectionTools, updateMcpConnection } from "@/server/services/org/mcp-connections";
+import { updateModelProvider } from "@/server/services/org/model-providers";
 import { newOrganization } from "../helpers";
 
 let server: http.Server;

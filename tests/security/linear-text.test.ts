@@ -10,8 +10,8 @@ import { chunkMarkdown } from "@/server/jobs/chunking";
 import { drainIndexJobs, INLINE_CHUNKING_MAX_BYTES } from "@/server/jobs/indexing";
 import { jsonIn, jsonObjectIn } from "@/server/runtime/json-in-text";
 import { render } from "@/server/runtime/templates";
-import { applyPatch, parseLinks } from "@/server/services/pages";
-import { retrieve } from "@/server/services/retrieval";
+import { applyPatch, parseLinks } from "@/server/services/knowledge/pages";
+import { retrieve } from "@/server/services/knowledge/retrieval";
 import { api } from "../helpers";
 import { newPage, sourceOf, tenantWithKnowledgebase } from "../knowledge-helpers";
 

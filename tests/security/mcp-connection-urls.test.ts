@@ -2,7 +2,7 @@
 // operator has NOT allowed private addresses): refused when written, and again per request.
 import { expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { createMcpConnection, listMcpConnectionTools } from "@/server/services/mcp-connections";
+import { createMcpConnection, listMcpConnectionTools } from "@/server/services/org/mcp-connections";
 import { newOrganization } from "../helpers";
 
 it("refuses private, loopback and link-local URLs when written, and writes nothing", async () => {

@@ -14,8 +14,8 @@ import { COMMANDS, parseFlags } from "@/cli/commands";
 import { getDb } from "@/server/db";
 import { provideEnv } from "@/env";
 import { openSecret } from "@/server/secret-box";
-import { rotateSecrets } from "@/server/services/secrets";
-import { createInvitation } from "@/server/services/invitations";
+import { rotateSecrets } from "@/server/services/org/secrets";
+import { createInvitation } from "@/server/services/identity/invitations";
 import {
   addPerson,
   newOrganization,

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { COMMANDS, parseFlags } from "@/cli/commands";
 import { getDb } from "@/server/db";
-import { updateOrganization } from "@/server/services/organizations";
+import { updateOrganization } from "@/server/services/org/organizations";
 import { addPerson, api, newOrganization, signInCookie, trpc, type ApiResponse } from "../helpers";
 
 /** Runs an admin CLI command in-process, as `npm run admin -- <command> <flags>` does. */

@@ -14,8 +14,8 @@ vi.hoisted(() => {
 
 import { getDb } from "@/server/db";
 import { deploymentFetch, guardedFetch } from "@/server/integration-urls";
-import { createMcpConnection, listMcpConnectionTools } from "@/server/services/mcp-connections";
-import { createModelProvider } from "@/server/services/model-providers";
+import { createMcpConnection, listMcpConnectionTools } from "@/server/services/org/mcp-connections";
+import { createModelProvider } from "@/server/services/org/model-providers";
 import { startFakeMcp, type FakeMcp } from "../fake-mcp";
 import { startFakeOpenAI, type ChatMessage, type FakeOpenAI, type FakeReply } from "../fake-openai";
 import { create, publish } from "../builder-helpers";

@@ -4,10 +4,10 @@
 // been valid and then deleted or moved) finds nothing at run time, through every door, and the
 // trace says so. End users' private notebooks count as foreign too.
 import { beforeAll, describe, expect, it } from "vitest";
-import { NODE_REFERENCES } from "@/schemas/flow-graph";
-import { NODE_TYPES } from "@/schemas/builder";
+import { NODE_REFERENCES } from "@/schemas/builder/flow-graph";
+import { NODE_TYPES } from "@/schemas/builder/builder";
 import { getDb } from "@/server/db";
-import { createMcpConnection } from "@/server/services/mcp-connections";
+import { createMcpConnection } from "@/server/services/org/mcp-connections";
 import { api, expectError, newOrganization, restHandler, type Tenant } from "../helpers";
 import { create, patchDraft, publish } from "../builder-helpers";
 import { newKnowledgebase, newPage } from "../knowledge-helpers";

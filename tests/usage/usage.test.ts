@@ -2,8 +2,8 @@
 // refusals apart; another organization's usage never appears; CSV.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { USAGE_METRICS } from "@/schemas/usage";
-import { getUsage, recordRefusal, recordRunUsage } from "@/server/services/usage";
+import { USAGE_METRICS } from "@/schemas/runs/usage";
+import { getUsage, recordRefusal, recordRunUsage } from "@/server/services/runs/usage";
 import { create, publish } from "../builder-helpers";
 import { api, expectError, issueKey, newOrganization, signInCookie, trpc } from "../helpers";
 import { newKnowledgebase } from "../knowledge-helpers";

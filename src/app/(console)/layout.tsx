@@ -4,7 +4,7 @@ import type { ReactNode } from "react";
 import { ConsoleShell, UnsavedChangesGuard } from "@/components/console";
 import { SESSION_COOKIE } from "@/server/auth/cookies";
 import { getDb } from "@/server/db";
-import { actorForSession } from "@/server/services/sessions";
+import { actorForSession } from "@/server/services/identity/sessions";
 
 export const dynamic = "force-dynamic";
 

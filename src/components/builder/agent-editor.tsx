@@ -6,7 +6,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { CheckboxGroup, LoadMore, Select, useCursorList } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
-import { MAX_FALLBACK_MODELS } from "@/schemas/builder";
+import { MAX_FALLBACK_MODELS } from "@/schemas/builder/builder";
 import { EditorShell, type EditorBodyProps } from "./editor-shell";
 import { IntegrationsField } from "./integrations-field";
 import { KnowledgebaseName, KnowledgebasePicker } from "./knowledgebase-picker";

@@ -9,7 +9,7 @@ import Link from "next/link";
 import { EntityName, EntityPicker, useEntities, type Entity } from "@/components/entity-picker";
 import { ScopedUsage } from "@/components/usage/scoped-usage";
 import { FormField, Select } from "@/components/console";
-import { ORCHESTRATION_MODES } from "@/schemas/builder";
+import { ORCHESTRATION_MODES } from "@/schemas/builder/builder";
 import {
   MAX_DESCRIPTION_CHARS,
   MAX_GREETING_CHARS,

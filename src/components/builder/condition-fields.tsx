@@ -5,7 +5,7 @@
 import { Plus, Trash2 } from "lucide-react";
 import { useState } from "react";
 import { Button, FormField, Select } from "@/components/console";
-import type { FlowNode } from "@/schemas/builder";
+import type { FlowNode } from "@/schemas/builder/builder";
 import { OPERATORS, pathOf, ruleLogic, simpleRule, type Operator, type SimpleRule } from "./condition-rule";
 import { TextField } from "./fields";
 import { branchesOf, nodeTitle, type Branch } from "./flow-nodes";

@@ -6,7 +6,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "@/lib/trpc";
-import { EVAL_LIMITS, type EvalRunSummary } from "@/schemas/evaluations";
+import { EVAL_LIMITS, type EvalRunSummary } from "@/schemas/builder/evaluations";
 import { MAX_NAME_CHARS } from "@/schemas/limits";
 import { formatMs } from "@/components/runtime/execution-trace";
 import {

@@ -20,8 +20,8 @@ import {
   type ReactFlowInstance,
 } from "@xyflow/react";
 import { useEffect, useMemo, useRef, useState, type DragEvent } from "react";
-import type { FlowNode } from "@/schemas/builder";
-import { flowEdges, onCycle, type Feedback } from "@/schemas/flow-graph";
+import type { FlowNode } from "@/schemas/builder/builder";
+import { flowEdges, onCycle, type Feedback } from "@/schemas/builder/flow-graph";
 import { NodeCard, type Card } from "./flow-card";
 import {
   branchesOf,

@@ -4,7 +4,7 @@
 // per branch and one for "otherwise"; dragging from its right-hand dot adds a branch.
 import { Handle, Position, useUpdateNodeInternals, type Node, type NodeProps } from "@xyflow/react";
 import { useEffect } from "react";
-import type { FlowNode } from "@/schemas/builder";
+import type { FlowNode } from "@/schemas/builder/builder";
 import { formatMs } from "@/components/runtime/execution-trace";
 import { branchesOf, nodeTitle, typeLabel } from "./flow-nodes";
 import type { StepChange } from "./node-changes";

@@ -3,7 +3,7 @@
 // fields the preview's form and the published input schema are made of). Shown in the long
 // editor and in the canvas editor's settings drawer.
 import { FormField, Select } from "@/components/console";
-import { FLOW_KINDS, type FlowInput } from "@/schemas/builder";
+import { FLOW_KINDS, type FlowInput } from "@/schemas/builder/builder";
 import { DuplicateNameNote } from "./duplicate-name";
 import type { EditorBodyProps } from "./editor-shell";
 import { QuestionsField, Section, TextArea, TextField } from "./fields";

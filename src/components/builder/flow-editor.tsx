@@ -3,8 +3,8 @@
 // draft's writable fields, the structural problems the server would refuse (not sent; kept in
 // this browser), and whether the screen is too narrow for the canvas.
 import { useSyncExternalStore } from "react";
-import type { FlowNode } from "@/schemas/builder";
-import { flowFeedback } from "@/schemas/flow-graph";
+import type { FlowNode } from "@/schemas/builder/builder";
+import { flowFeedback } from "@/schemas/builder/flow-graph";
 import type { Doc, SaveProblem } from "./use-draft-editor";
 
 const WRITE_FIELDS = ["name", "slug", "description", "kind", "questions", "inputs", "nodes"];

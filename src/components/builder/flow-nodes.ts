@@ -1,7 +1,7 @@
 // Edits of a flow's nodes that the node list and the canvas share, so both views change the one
 // draft the same way. Each returns a new array; connections are the nodes' own `data.next`.
-import type { FlowNode } from "@/schemas/builder";
-import { flowEdges } from "@/schemas/flow-graph";
+import type { FlowNode } from "@/schemas/builder/builder";
+import { flowEdges } from "@/schemas/builder/flow-graph";
 import { MAX_NODE_POSITION } from "@/schemas/limits";
 
 export interface Place {

@@ -1,6 +1,6 @@
 // The fields a preview form shows, read from a flow's declared inputs or an app's input JSON
 // Schema, and the JSON object the filled form stands for (what the run or transaction receives).
-import type { FlowInput } from "@/schemas/builder";
+import type { FlowInput } from "@/schemas/builder/builder";
 
 export type InputKind = "text" | "number" | "integer" | "boolean" | "select" | "multiselect" | "json";
 

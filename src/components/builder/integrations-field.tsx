@@ -5,7 +5,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { CheckboxGroup, ErrorAlert, FormField, Panel, Select } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
-import type { McpConnection } from "@/schemas/integration";
+import type { McpConnection } from "@/schemas/org/integration";
 
 interface Integration {
   toolkit: string;

@@ -1,7 +1,7 @@
 // The node library's shelves: every type the flow schema knows (NODE_TYPES, the one registry),
 // grouped and described for a builder. A type the schema gains before this file describes it
 // still shows, under "More", so a new node (an approval, say) is offered the day the server has it.
-import { NODE_TYPES } from "@/schemas/builder";
+import { NODE_TYPES } from "@/schemas/builder/builder";
 import { typeLabel } from "./flow-nodes";
 
 export interface LibraryEntry {

@@ -1,7 +1,7 @@
 // What changed in a flow's steps between a version and the draft, step by step, for the canvas
 // to mark: a step added, a step whose type or settings changed (moving it on the canvas is not a
 // change), and the steps removed (they are not on the canvas, so they are named).
-import type { FlowNode } from "@/schemas/builder";
+import type { FlowNode } from "@/schemas/builder/builder";
 
 export type StepChange = "added" | "changed";
 

@@ -5,7 +5,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useRef } from "react";
 import { FormField, Select } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
-import type { FlowNode } from "@/schemas/builder";
+import type { FlowNode } from "@/schemas/builder/builder";
 import { TextArea, TextField } from "./fields";
 import { insertAt } from "./flow-nodes";
 import { JsonField } from "./json-field";

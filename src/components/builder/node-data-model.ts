@@ -1,8 +1,8 @@
 // Which fields edit each flow node type's `data` in the studio's inspector and the step sheets:
-// one entry per key of the type's schema (NODE_DATA in src/schemas/builder.ts) or required data,
+// one entry per key of the type's schema (NODE_DATA in src/schemas/builder/builder.ts) or required data,
 // so a field the schema gains without an editor here fails tests/builder/flow-studio.test.ts.
 import { APPROVAL_TIMEOUT_MINUTES, MAX_LOOP_CONCURRENCY } from "@/schemas/limits";
-import { HTTP_METHODS } from "@/schemas/builder";
+import { HTTP_METHODS } from "@/schemas/builder/builder";
 
 export type FieldKind =
   "template" | "long-template" | "text" | "model" | "knowledgebase" | "choice" | "number" | "code" | "json";

@@ -4,8 +4,8 @@
 import { ArrowDown, ArrowUp, Trash2, X } from "lucide-react";
 import { useState } from "react";
 import { FormField, Select } from "@/components/console";
-import { NODE_TYPES, type FlowInput, type FlowNode } from "@/schemas/builder";
-import type { Feedback } from "@/schemas/flow-graph";
+import { NODE_TYPES, type FlowInput, type FlowNode } from "@/schemas/builder/builder";
+import type { Feedback } from "@/schemas/builder/flow-graph";
 import { ConditionFields } from "./condition-fields";
 import { TextField } from "./fields";
 import { connect, disconnect, moveNode, nextIds, nodeTitle, readableId, removeNode, typeLabel } from "./flow-nodes";

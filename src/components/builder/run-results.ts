@@ -1,7 +1,7 @@
 // What a test run did at each node, read from its execution's trace: the canvas shows it on the
 // cards (status, output, time, cost) and the run panel lists it.
-import type { FlowNode } from "@/schemas/builder";
-import type { Execution } from "@/schemas/runtime";
+import type { FlowNode } from "@/schemas/builder/builder";
+import type { Execution } from "@/schemas/runs/runtime";
 
 export interface NodeResult {
   status: "succeeded" | "failed" | "skipped";

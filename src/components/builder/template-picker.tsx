@@ -1,6 +1,6 @@
 "use client";
 // "New from template" on the Flows and Apps pages: the starter flows and apps
-// (services/builder-templates.ts), each copied as an unpublished flow and an app calling it.
+// (services/builder/builder-templates.ts), each copied as an unpublished flow and an app calling it.
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";

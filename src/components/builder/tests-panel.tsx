@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useState } from "react";
 import { errorMessage, useTRPC } from "@/lib/trpc";
-import type { TestRunResult, TestSuite } from "@/schemas/runtime";
+import type { TestRunResult, TestSuite } from "@/schemas/runs/runtime";
 import { TraceDetails, formatMs } from "@/components/runtime/execution-trace";
 import { ONE, type KindPlural } from "./use-draft-editor";
 import { Button, DataTable, ErrorAlert, FormField, LoadMore, Panel, useCursorList } from "@/components/console";

@@ -13,7 +13,7 @@ export type KindPlural = "agents" | "flows" | "apps";
 export const ONE = { agents: "agent", flows: "flow", apps: "app" } as const;
 export const ID_KEY = { agents: "agentId", flows: "flowId", apps: "appId" } as const;
 
-// The three kinds' routers come from one generic factory (server/trpc/routers/builder.ts), so their
+// The three kinds' routers come from one generic factory (server/trpc/routers/builder/builder.ts), so their
 // per-kind documents and procedures cannot be named here; the editors share these loose types.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
 export type Doc = Record<string, any>;

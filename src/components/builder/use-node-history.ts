@@ -2,7 +2,7 @@
 // The flow editors' undo and redo over the draft's nodes (flow-history.ts), with the keyboard:
 // Ctrl/Cmd+Z, Shift+Ctrl/Cmd+Z and Ctrl+Y outside text fields (where they edit the text).
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
-import type { FlowNode } from "@/schemas/builder";
+import type { FlowNode } from "@/schemas/builder/builder";
 import { emptyHistory, record, redo, undo, type History } from "./flow-history";
 
 export interface NodeHistory {

@@ -3,8 +3,8 @@
 // before a node, picked by name rather than typed, so a reference cannot name a node that runs later.
 import { Braces } from "lucide-react";
 import { useEffect, useRef, useState, type KeyboardEvent } from "react";
-import type { FlowInput, FlowNode } from "@/schemas/builder";
-import { upstreamNodeIds } from "@/schemas/flow-graph";
+import type { FlowInput, FlowNode } from "@/schemas/builder/builder";
+import { upstreamNodeIds } from "@/schemas/builder/flow-graph";
 import { nodeTitle, outputName, readableId } from "./flow-nodes";
 import { Button } from "@/components/console";
 

@@ -14,7 +14,7 @@ import {
   type FormEvent,
   type ReactNode,
 } from "react";
-import { ATTACHMENT_ACCEPT, MAX_ATTACHMENT_BYTES } from "@/schemas/attachment";
+import { ATTACHMENT_ACCEPT, MAX_ATTACHMENT_BYTES } from "@/schemas/runs/attachment";
 import { useChatFileSize, useChatText } from "./chat-i18n";
 import { type AttachmentRefusal, type ChatAttachments, type PickedAttachment } from "./use-attachments";
 

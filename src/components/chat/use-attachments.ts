@@ -4,7 +4,7 @@
 // a size, a count) is said at once and never sent; the server checks the same bounds again and
 // types the file by its content.
 import { useCallback, useRef, useState } from "react";
-import { MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS_PER_TURN } from "@/schemas/attachment";
+import { MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS_PER_TURN } from "@/schemas/runs/attachment";
 
 export type AttachmentStatus = "uploading" | "ready" | "failed";
 

@@ -38,7 +38,7 @@ import {
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { createContext, useContext, type ReactNode } from "react";
-import type { Role } from "@/schemas/auth";
+import type { Role } from "@/schemas/identity/auth";
 import { may, type Capability } from "@/schemas/permissions";
 import { useTRPC } from "@/lib/trpc";
 import { CommandPalette, openCommandPalette } from "./command-palette";

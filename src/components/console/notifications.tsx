@@ -1,12 +1,12 @@
 "use client";
 // The shell's bell (a count and a dropdown of the latest), the list the Notifications page shows,
-// and the account page's email choices. The data is notifications.list (services/notifications.ts).
+// and the account page's email choices. The data is notifications.list (services/org/notifications.ts).
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Bell, Building2, Hand, ClipboardCheck, CreditCard, FileWarning, Webhook, type LucideIcon } from "lucide-react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { useEffect, useId, useRef } from "react";
-import type { Notification, NotificationKind } from "@/schemas/notifications";
+import type { Notification, NotificationKind } from "@/schemas/org/notifications";
 import { useTRPC } from "@/lib/trpc";
 import { ErrorAlert } from "./error-alert";
 import { notifyDone } from "./toasts";

@@ -1,6 +1,6 @@
 "use client";
 // Search over a knowledgebase's pages and documents with the search endpoint's own rules
-// (services/search.ts): pages are free, documents cost a credit, so documents are opt-in.
+// (services/knowledge/search.ts): pages are free, documents cost a credit, so documents are opt-in.
 import { useMutation } from "@tanstack/react-query";
 import { FileText, Search } from "lucide-react";
 import Link from "next/link";

@@ -16,7 +16,7 @@ import {
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { MAX_PAGE_MARKDOWN_CHARS, MAX_TITLE_CHARS } from "@/schemas/limits";
-import { CRAWL_BOUNDS } from "@/schemas/source";
+import { CRAWL_BOUNDS } from "@/schemas/knowledge/source";
 import { formatFileSize } from "@/lib/file-size";
 import { useRefreshKnowledgebase } from "./use-refresh-knowledgebase";
 

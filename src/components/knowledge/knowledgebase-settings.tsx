@@ -23,7 +23,7 @@ import {
   UpdateKnowledgebaseInput,
   type KnowledgebaseLanguage,
   type KnowledgebaseSummary,
-} from "@/schemas/knowledgebase";
+} from "@/schemas/knowledge/knowledgebase";
 import { useRefreshKnowledgebase } from "./use-refresh-knowledgebase";
 
 type Settings = Pick<KnowledgebaseSummary, "name" | "description" | "language" | "searchMode" | "rerank">;

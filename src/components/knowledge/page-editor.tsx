@@ -6,7 +6,7 @@ import { MarkdownPreview } from "@/components/markdown-preview";
 import { PageLinkPicker } from "@/components/page-link-picker";
 import { TextDiff } from "@/components/text-diff";
 import { useTRPC } from "@/lib/trpc";
-import type { PageIndexEntry } from "@/schemas/knowledgebase";
+import type { PageIndexEntry } from "@/schemas/knowledge/knowledgebase";
 import { MAX_PAGE_MARKDOWN_CHARS, MAX_TITLE_CHARS } from "@/schemas/limits";
 import { useRefreshKnowledgebase } from "./use-refresh-knowledgebase";
 

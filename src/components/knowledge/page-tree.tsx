@@ -4,7 +4,7 @@ import { FileText, Folder } from "lucide-react";
 import { useState, type DragEvent, type FormEvent } from "react";
 import { Button, ErrorAlert, FormActions, FormField, Panel, Select } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
-import type { PageIndexEntry } from "@/schemas/knowledgebase";
+import type { PageIndexEntry } from "@/schemas/knowledge/knowledgebase";
 import { MAX_TITLE_CHARS } from "@/schemas/limits";
 import { useRefreshKnowledgebase } from "./use-refresh-knowledgebase";
 

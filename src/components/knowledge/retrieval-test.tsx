@@ -4,7 +4,7 @@ import { useState } from "react";
 import { Button, ErrorAlert, FormField, Panel } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { MAX_MESSAGE_CHARS } from "@/schemas/limits";
-import type { RetrievalTestOutput } from "@/schemas/retrieval-test";
+import type { RetrievalTestOutput } from "@/schemas/knowledge/retrieval-test";
 
 /** Asks a question and shows the passages an agent with this knowledgebase would receive. */
 export function RetrievalTest({ knowledgebaseId }: { knowledgebaseId: string }) {

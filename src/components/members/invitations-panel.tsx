@@ -15,7 +15,7 @@ import {
   useCursorList,
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
-import type { Role } from "@/schemas/auth";
+import type { Role } from "@/schemas/identity/auth";
 import { MAX_EMAIL_CHARS } from "@/schemas/limits";
 import { RolePicker, RoleSummaries } from "./role-picker";
 

@@ -2,7 +2,7 @@
 // The role select, saying in one line what the chosen role may do (the permission table's
 // summaries, src/schemas/permissions.ts), with every role's line one click away.
 import { FormField, Select } from "@/components/console";
-import { ROLES, type Role } from "@/schemas/auth";
+import { ROLES, type Role } from "@/schemas/identity/auth";
 import { ROLE_SUMMARIES } from "@/schemas/permissions";
 
 export function RoleSummaries() {

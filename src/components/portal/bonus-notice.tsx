@@ -2,7 +2,7 @@
 // Tells the end user, on their next visit, of bonus credits given since they last read it.
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
-import type { BonusNotice as Bonus } from "@/schemas/portal";
+import type { BonusNotice as Bonus } from "@/schemas/portal/portal";
 import { usePortalTRPC } from "./portal-trpc";
 
 export function BonusNotice({

@@ -4,7 +4,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
-import { MAX_CREDIT_REQUEST_CHARS } from "@/schemas/credits";
+import { MAX_CREDIT_REQUEST_CHARS } from "@/schemas/provisioning/credits";
 import { outOfCreditsMessage, type Credits } from "./credits";
 import { usePortalLanguage } from "./i18n/provider";
 import { PortalErrorLine } from "./portal-error-line";

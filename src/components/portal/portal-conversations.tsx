@@ -1,7 +1,7 @@
 "use client";
 // The end user's own conversations in this portal, newest first, searchable; each reopens in its
 // app. Below them, their own data export (the same document an admin can download), downloaded
-// now or by a link mailed to them (services/portal-export.ts).
+// now or by a link mailed to them (services/portal/portal-export.ts).
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useState } from "react";

@@ -1,7 +1,7 @@
 "use client";
 // Credits left, in total and per plan, with when each plan renews, and what was spent by day this month.
 import { useTranslation } from "react-i18next";
-import type { PortalUsage } from "@/schemas/usage";
+import type { PortalUsage } from "@/schemas/runs/usage";
 import { UsageBars } from "@/components/usage/usage-chart";
 import { planPriceText } from "@/lib/plan-price";
 import { dateLocale, formatDay, type CreditPlan, type Credits } from "./credits";

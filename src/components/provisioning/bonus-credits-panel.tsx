@@ -3,8 +3,8 @@
 // active subscriptions (which closes the open requests), or dismissing a request.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { MAX_BONUS_CREDITS_PER_GRANT, MAX_CREDIT_REQUEST_CHARS } from "@/schemas/credits";
-import type { SubscriptionDetail } from "@/schemas/provisioning";
+import { MAX_BONUS_CREDITS_PER_GRANT, MAX_CREDIT_REQUEST_CHARS } from "@/schemas/provisioning/credits";
+import type { SubscriptionDetail } from "@/schemas/provisioning/provisioning";
 import { Button, ErrorAlert, FormField, notifyDone, Panel, Select, useMay } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 

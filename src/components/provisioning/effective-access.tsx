@@ -1,14 +1,14 @@
 "use client";
 // An end user's access on one page: plans with credits, groups, portals, each usable app with
 // why, and every grant that could open an app (theirs and their groups') with whether it does.
-// The server computes it with the rule the portal applies (services/portal-access.ts).
+// The server computes it with the rule the portal applies (services/portal/portal-access.ts).
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import type { z } from "zod";
 import { DataTable, ErrorAlert, Panel } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { allowedModelsText } from "./allowed-models-field";
-import type { AccessReason, EffectiveAccessOutput } from "@/schemas/portal";
+import type { AccessReason, EffectiveAccessOutput } from "@/schemas/portal/portal";
 import "./provisioning.css";
 
 type Access = EffectiveAccessOutput;

@@ -5,7 +5,12 @@ import { FormField, Select } from "@/components/console";
 import "./provisioning.css";
 import { parsePrice, priceInputText } from "@/lib/plan-price";
 import { MAX_DESCRIPTION_CHARS } from "@/schemas/limits";
-import { CURRENCY_CODE_CHARS, MAX_PLAN_FEATURE_CHARS, MAX_PLAN_FEATURES, type TierPlan } from "@/schemas/provisioning";
+import {
+  CURRENCY_CODE_CHARS,
+  MAX_PLAN_FEATURE_CHARS,
+  MAX_PLAN_FEATURES,
+  type TierPlan,
+} from "@/schemas/provisioning/provisioning";
 
 export interface PlanDetailsDraft {
   description: string;

@@ -7,7 +7,7 @@ import { useState, type FormEvent } from "react";
 import { Button, CopyButton, ErrorAlert, FormField, LoadMore, Select, useMay } from "@/components/console";
 import { useBrowserOrigin } from "@/lib/browser";
 import { useTRPC } from "@/lib/trpc";
-import { MAX_EMBED_ORIGINS } from "@/schemas/portal";
+import { MAX_EMBED_ORIGINS } from "@/schemas/portal/portal";
 import { useTierPlans } from "./use-lists";
 
 interface EmbeddedPortal {

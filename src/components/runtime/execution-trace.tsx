@@ -6,7 +6,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { useTRPC } from "@/lib/trpc";
-import type { Execution, TracePassage } from "@/schemas/runtime";
+import type { Execution, TracePassage } from "@/schemas/runs/runtime";
 import "@/components/knowledge/knowledge.css";
 
 export function formatMs(ms: number): string {

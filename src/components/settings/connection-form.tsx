@@ -7,7 +7,7 @@ import { Plus, Trash2 } from "lucide-react";
 import { useState, type FormEvent } from "react";
 import { Button, ErrorAlert, FormField, notifyDone, Panel } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
-import type { McpConnection } from "@/schemas/integration";
+import type { McpConnection } from "@/schemas/org/integration";
 import { MAX_CREDENTIAL_CHARS, MAX_NAME_CHARS, MAX_SHORT_NAME_CHARS } from "@/schemas/limits";
 import { EndpointUrlField, SlugField } from "./endpoint-fields";
 

@@ -6,7 +6,7 @@ import { useMutation } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { Button, ErrorAlert, FormField, notifyDone, Panel, Select } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
-import type { ModelProvider, ProviderKind } from "@/schemas/integration";
+import type { ModelProvider, ProviderKind } from "@/schemas/org/integration";
 import { MAX_CREDENTIAL_CHARS, MAX_NAME_CHARS } from "@/schemas/limits";
 import { EndpointUrlField, SlugField } from "./endpoint-fields";
 

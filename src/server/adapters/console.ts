@@ -14,7 +14,7 @@ import {
   releaseIdempotencyKey,
   type StoredResponse,
 } from "@/server/services/support/idempotency";
-import { actorForSession } from "@/server/services/sessions";
+import { actorForSession } from "@/server/services/identity/sessions";
 import type { Context } from "@/server/trpc/init";
 import { callSlots } from "@/server/trpc/call-slots";
 import { appRouter } from "@/server/trpc/root";

@@ -6,7 +6,7 @@
 // hung up before its stream started gets 499 (nothing is written for it); a run that started goes
 // on (the contract's "Runs outlive their connection"). A refusal before the stream is the JSON
 // error envelope.
-import { ChatConversationBody } from "@/schemas/runtime";
+import { ChatConversationBody } from "@/schemas/runs/runtime";
 import type { Actor, EndUserActor } from "@/server/auth/actor";
 import { assertJsonBody, assertSameOrigin } from "@/server/auth/same-origin";
 import { assertStorableText } from "@/server/bounds";

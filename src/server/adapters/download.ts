@@ -2,15 +2,15 @@
 // and the console's GET /api/console/audit-events/export for a signed-in admin), the query checked
 // with the procedure's schema, then the service's lines written as they are read, so the
 // whole log is never held in memory; and an attached file's bytes (GET /files/{fileId}/content).
-import { FileIdInput } from "@/schemas/attachment";
-import { ExportAuditEventsInput } from "@/schemas/audit";
+import { FileIdInput } from "@/schemas/runs/attachment";
+import { ExportAuditEventsInput } from "@/schemas/org/audit";
 import type { Actor, EndUserActor } from "@/server/auth/actor";
 import { rateLimitHeaders, type RateLimitResult } from "@/server/auth/rate-limit";
 import type { Db } from "@/server/db";
-import { getFileContent } from "@/server/services/attachments";
-import { exportAuditEvents } from "@/server/services/audit-log";
-import { streamEndUserExport } from "@/server/services/end-user-data";
-import { EndUserIdInput } from "@/schemas/provisioning";
+import { getFileContent } from "@/server/services/runs/attachments";
+import { exportAuditEvents } from "@/server/services/org/audit-log";
+import { streamEndUserExport } from "@/server/services/provisioning/end-user-data";
+import { EndUserIdInput } from "@/schemas/provisioning/provisioning";
 
 const CONTENT_TYPES = { jsonl: "application/x-ndjson", csv: "text/csv; charset=utf-8" } as const;
 
@@ -50,7 +50,7 @@ export function textStream(pieces: AsyncGenerator<string>): ReadableStream<Uint8
 }
 
 /**
- * `GET /end-users/{endUserId}/export`: the document written as it is read (services/end-user-data.ts),
+ * `GET /end-users/{endUserId}/export`: the document written as it is read (services/provisioning/end-user-data.ts),
  * so an end user's long history is never held whole. A refusal comes before the first byte.
  */
 export async function endUserExportResponse(
@@ -81,7 +81,7 @@ export function attachmentDisposition(name: string): string {
 }
 
 /**
- * An attached file as it was uploaded, to those who may read it (services/attachments.ts), for
+ * An attached file as it was uploaded, to those who may read it (services/runs/attachments.ts), for
  * every door that serves it (REST, the console's and the portal's chats) with the door's own
  * headers: always a download, under the type stored at upload, never sniffed into another (an
  * HTML page sent as text stays text), and never cached by a shared cache.

@@ -1,5 +1,5 @@
 // The single sign-on door: `/auth/oidc/start` sends the browser to the organization's identity
-// provider, `/auth/oidc/callback` finishes there (services/sso.ts) and sets the console or portal
+// provider, `/auth/oidc/callback` finishes there (services/identity/sso.ts) and sets the console or portal
 // session cookie. Every redirect is built from PUBLIC_ORIGIN, never from request headers; a
 // refusal goes back to the sign-in page as a readable message (`?sso_error=`), never a stack.
 import { readCookie, readSessionToken, servedOverHttps, sessionCookie } from "@/server/auth/cookies";
@@ -8,10 +8,10 @@ import { requestOrigin } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { requestIdFor } from "./envelope";
 import { isAppError, logIfUnexpected, toAppError } from "@/server/errors";
-import { portalPath, resolvePortal } from "@/server/services/portals";
+import { portalPath, resolvePortal } from "@/server/services/portal/portals";
 import { publicOrigin } from "@/env";
-import { startSamlSignIn, startSamlTest } from "@/server/services/saml";
-import { actorForSession } from "@/server/services/sessions";
+import { startSamlSignIn, startSamlTest } from "@/server/services/identity/saml";
+import { actorForSession } from "@/server/services/identity/sessions";
 import {
   finishSsoSignIn,
   OIDC_STATE_COOKIE,
@@ -22,7 +22,7 @@ import {
   startOidcTest,
   startSsoSignIn,
   type SsoStart,
-} from "@/server/services/sso";
+} from "@/server/services/identity/sso";
 import { startSamlResponse } from "./saml";
 
 export interface OidcHandlerOptions {

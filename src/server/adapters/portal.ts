@@ -12,18 +12,18 @@ import { servedOverHttps } from "@/server/auth/cookies";
 import { assertJsonBody, assertSameOrigin, ownOrigins } from "@/server/auth/same-origin";
 import type { Db } from "@/server/db";
 import { AppError, logIfUnexpected, toAppError } from "@/server/errors";
-import { endUserForSession } from "@/server/services/end-user-sessions";
-import { embedLook, exchangeEmbedToken } from "@/server/services/portal-embed";
-import { openOwnExport } from "@/server/services/portal-export";
+import { endUserForSession } from "@/server/services/portal/end-user-sessions";
+import { embedLook, exchangeEmbedToken } from "@/server/services/portal/portal-embed";
+import { openOwnExport } from "@/server/services/portal/portal-export";
 import { portalTheme } from "@/lib/portal-theme";
-import { resolvePortal } from "@/server/services/portals";
+import { resolvePortal } from "@/server/services/portal/portals";
 import {
   EmbedOrigin,
   EmbedSessionInput,
   OwnExportInput,
   type EmbedLookOutput,
   type EmbedSessionOutput,
-} from "@/schemas/portal";
+} from "@/schemas/portal/portal";
 import type { z } from "zod";
 import type { PortalContext } from "@/server/trpc/portal/init";
 import { callSlots } from "@/server/trpc/call-slots";

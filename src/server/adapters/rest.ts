@@ -13,12 +13,17 @@ import { assertStorableText } from "@/server/bounds";
 import { AppError, toAppError } from "@/server/errors";
 import { openApiDocument } from "@/server/openapi";
 import { labelRoute } from "@/server/observability/route-label";
-import { AwaitingApprovalOutput, ConversationInput, ConversationOutput, ConversationRunInput } from "@/schemas/runtime";
-import type { UploadedFile } from "@/server/services/attachments";
-import { isAwaiting } from "@/server/services/approvals";
-import { converse } from "@/server/services/conversations";
+import {
+  AwaitingApprovalOutput,
+  ConversationInput,
+  ConversationOutput,
+  ConversationRunInput,
+} from "@/schemas/runs/runtime";
+import type { UploadedFile } from "@/server/services/runs/attachments";
+import { isAwaiting } from "@/server/services/runs/approvals";
+import { converse } from "@/server/services/runs/conversations";
 import type { Context, Meta } from "@/server/trpc/init";
-import { findRun } from "@/server/services/conversation-runs";
+import { findRun } from "@/server/services/runs/conversation-runs";
 import {
   checkIdempotencyKey,
   claimIdempotencyKey,
@@ -382,7 +387,7 @@ async function callProcedure(
 
 /**
  * `stream: true` on a streaming route (the app conversation): the same service, as SSE, through a
- * run that outlives the connection (services/conversation-runs.ts). With an Idempotency-Key the
+ * run that outlives the connection (services/runs/conversation-runs.ts). With an Idempotency-Key the
  * key names the run from the moment it starts: the same key and body attach to it, while it runs
  * or after it finished (from the start, or after `Last-Event-ID`), with `Idempotent-Replayed:
  * true`. A refusal, or a run that fails (not canceled), frees the key.

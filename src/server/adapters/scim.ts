@@ -28,7 +28,7 @@ import {
   replaceDirectoryUser,
   scimBaseUrl,
   type ListQuery,
-} from "@/server/services/directory";
+} from "@/server/services/identity/directory";
 import { parseJsonText, readBodyText, refuseDeclaredOversize } from "./json-body";
 import { requestIdFor } from "./envelope";
 import { textResponse } from "./text-response";

@@ -1,6 +1,6 @@
 // Server-Sent Events for app conversations. A run's events are `run` (its ids, first), `delta`,
 // `step`, then exactly one `done` or `error`, each with an `id:` (its place in the run). A stream
-// reads them from storage (services/conversation-runs.ts), so the POST that started the run, a
+// reads them from storage (services/runs/conversation-runs.ts), so the POST that started the run, a
 // resume by GET or a repeated POST with its Idempotency-Key, on any process, all send the same
 // events with the same ids: from the start, or after `Last-Event-ID`. The run goes on when a
 // stream's client disconnects. Headers and a comment line go out at once; proxies are told not
@@ -13,7 +13,7 @@ import type { Db } from "@/server/db";
 import { AppError, toAppError } from "@/server/errors";
 import { isDatabaseAway } from "@/server/runtime/database-wait";
 import { watchRun } from "@/server/runtime/run-hub";
-import type { ConverseInput } from "@/server/services/conversations";
+import type { ConverseInput } from "@/server/services/runs/conversations";
 import {
   endAbandonedRun,
   finalEventSeq,
@@ -24,7 +24,7 @@ import {
   readRunEvents,
   startConversationRun,
   type RunHooks,
-} from "@/server/services/conversation-runs";
+} from "@/server/services/runs/conversation-runs";
 
 export const HEARTBEAT_MS = 15_000;
 

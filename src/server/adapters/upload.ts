@@ -7,11 +7,11 @@ import type { Actor, EndUserActor, KeyActor } from "@/server/auth/actor";
 import { rateLimitHeaders, type RateLimitResult } from "@/server/auth/rate-limit";
 import type { Db } from "@/server/db";
 import { MAX_TITLE_CHARS } from "@/schemas/limits";
-import { MAX_UPLOAD_BYTES, SourceName } from "@/schemas/source";
+import { MAX_UPLOAD_BYTES, SourceName } from "@/schemas/knowledge/source";
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "@/schemas/text";
 import { AppError, invalidRequest, problemsFromIssues, toAppError } from "@/server/errors";
-import { addSource } from "@/server/services/sources";
-import { checkFileBounds, uploadFiles, type UploadedFile } from "@/server/services/attachments";
+import { addSource } from "@/server/services/knowledge/sources";
+import { checkFileBounds, uploadFiles, type UploadedFile } from "@/server/services/runs/attachments";
 import {
   claimIdempotencyKey,
   finishIdempotencyKey,
@@ -23,7 +23,7 @@ import {
   MAX_FILE_REQUEST_BYTES,
   MAX_TURN_UPLOAD_BYTES,
   type AttachmentFile,
-} from "@/schemas/attachment";
+} from "@/schemas/runs/attachment";
 import { readBodyBytes } from "./json-body";
 import { errorResponse } from "./envelope";
 

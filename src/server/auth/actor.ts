@@ -1,5 +1,5 @@
 // Who is acting. Services take an actor and decide with it; they never see HTTP.
-import type { Role, Scope } from "@/schemas/auth";
+import type { Role, Scope } from "@/schemas/identity/auth";
 import { clientAddress } from "./client-address";
 
 /** The door a change came through, as the audit log names it. */

@@ -1,7 +1,7 @@
 // The request checks that come before any handler, in this order (the first failure answers):
 // header → secret → revoked → member removed → (MCP: personal key) → plan → switch → rate limit.
 import { env } from "@/env";
-import { SCIM_SCOPE, type Role, type Scope } from "@/schemas/auth";
+import { SCIM_SCOPE, type Role, type Scope } from "@/schemas/identity/auth";
 import { NO_FLUSH, type Db } from "@/server/db";
 import { logger } from "@/server/observability/log";
 import { AppError } from "@/server/errors";

@@ -1,6 +1,6 @@
 // Scope and role checks, scope first, then role: a key without the scope is refused for the
 // scope even when its member's role would also fall short.
-import { roleAtLeast, type Role, type Scope } from "@/schemas/auth";
+import { roleAtLeast, type Role, type Scope } from "@/schemas/identity/auth";
 import { minimumRole, type Capability } from "@/schemas/permissions";
 import { AppError } from "@/server/errors";
 import type { Actor, EndUserActor } from "./actor";
@@ -10,7 +10,7 @@ export interface Requirement {
   scope?: Scope;
   /** What the caller does, whose minimum role the permission table holds (src/schemas/permissions.ts); when omitted, writes (`*:write`) are `write` and the rest `read`. */
   may?: Capability;
-  /** Also open to a portal's end users, whose access the function itself decides (their grants, services/portal-access.ts). */
+  /** Also open to a portal's end users, whose access the function itself decides (their grants, services/portal/portal-access.ts). */
   endUsers?: true;
 }
 

@@ -2,7 +2,7 @@
 // the guarded function (procedures, REST streams, MCP tools, the admin CLI), and the procedure
 // factories take the function's `.requirement` for their early check and the OpenAPI document,
 // so the requirement is written once, next to the function it protects.
-import { BUILDER_KINDS, type BuilderKind } from "@/schemas/builder";
+import { BUILDER_KINDS, type BuilderKind } from "@/schemas/builder/builder";
 import type { Actor, EndUserActor } from "./actor";
 import { authorize, type Requirement } from "./authorize";
 

@@ -23,7 +23,7 @@ import {
   createPortalRunEventsHandler,
 } from "@/server/adapters/portal";
 import { embedScriptResponse } from "@/server/adapters/embed-script";
-import { embedFrameAncestors } from "@/server/services/portal-embed";
+import { embedFrameAncestors } from "@/server/services/portal/portal-embed";
 import { errorResponse, requestIdFor } from "@/server/adapters/envelope";
 import { createRestHandler } from "@/server/adapters/rest";
 import { createScimHandler } from "@/server/adapters/scim";

@@ -1,5 +1,5 @@
 // The approvals worker, in every server process: each round ends the approvals whose time ran
-// out, then continues the approved runs (services/approvals.ts). An approved run is claimed with
+// out, then continues the approved runs (services/runs/approvals.ts). An approved run is claimed with
 // FOR UPDATE SKIP LOCKED, in the transaction that writes its new run lease, so exactly one
 // process continues it; the lease is renewed while it runs, and a continuation lost with its
 // process is settled by the lost-run sweeper like any run (its charge given back, failed).
@@ -12,13 +12,13 @@ import { isApprovalPause, newRunContext, runApp } from "@/server/runtime/run";
 import type { LeasedExecution } from "@/server/runtime/run-leases";
 import { wakeRun } from "@/server/runtime/run-hub";
 import { schemaProblems } from "@/server/runtime/json-schema";
-import { pauseForApproval, pricingOf, timeOutApprovals, type ApprovalState } from "@/server/services/approvals";
-import { attachmentImages, attachmentPassages, pausedTurnFiles } from "@/server/services/attachments";
-import { RunRecorder } from "@/server/services/conversation-runs";
-import { saveTurn } from "@/server/services/conversations";
-import { announceCompleted, type RunActor } from "@/server/services/executions";
-import { replyObject } from "@/server/services/transactions";
-import { recordRunUsage } from "@/server/services/usage";
+import { pauseForApproval, pricingOf, timeOutApprovals, type ApprovalState } from "@/server/services/runs/approvals";
+import { attachmentImages, attachmentPassages, pausedTurnFiles } from "@/server/services/runs/attachments";
+import { RunRecorder } from "@/server/services/runs/conversation-runs";
+import { saveTurn } from "@/server/services/runs/conversations";
+import { announceCompleted, type RunActor } from "@/server/services/runs/executions";
+import { replyObject } from "@/server/services/runs/transactions";
+import { recordRunUsage } from "@/server/services/runs/usage";
 import { startPollingWorker, type PollingWorker } from "./polling-worker";
 
 interface Claimed {

@@ -11,7 +11,7 @@ import { randomUUID } from "node:crypto";
 import { retryOnConflict, type Db } from "@/server/db";
 import { isAppError } from "@/server/errors";
 import { logger } from "@/server/observability/log";
-import { recordEvent } from "@/server/services/events";
+import { recordEvent } from "@/server/services/org/events";
 import { refuseOverPlanCap } from "@/server/services/support/knowledge-access";
 import { toSource } from "@/server/services/support/source-shape";
 import type { ExtractedDocument } from "./extraction-child";

@@ -5,7 +5,7 @@
 // that kills its process is never handed on forever). Only the holder of the claim writes the
 // result. The run is `completed` once no case is left.
 import { randomUUID } from "node:crypto";
-import { AgentDocument, FlowDocument, type BuilderKind } from "@/schemas/builder";
+import { AgentDocument, FlowDocument, type BuilderKind } from "@/schemas/builder/builder";
 import type { Actor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { isAppError } from "@/server/errors";

@@ -14,7 +14,7 @@ import { retryOnConflict, type Db } from "@/server/db";
 import { databaseUnavailableKind } from "@/server/errors";
 import { logger } from "@/server/observability/log";
 import { inSpan } from "@/server/observability/tracing";
-import { recordEvent, type EventInput } from "@/server/services/events";
+import { recordEvent, type EventInput } from "@/server/services/org/events";
 import { toSource } from "@/server/services/support/source-shape";
 import { chunkMarkdown } from "./chunking";
 import { runCrawlOnce } from "./crawl";

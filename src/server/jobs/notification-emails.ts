@@ -1,19 +1,19 @@
 // Notification emails: each server process polls for items that wait (the same SQL as the
-// console's list, services/notifications.ts) which a member is mailed about (their choice, or the
+// console's list, services/org/notifications.ts) which a member is mailed about (their choice, or the
 // kind's default) and that appeared since they chose. Each email's key (member, kind, item, the
 // item's time) is inserted in the transaction that sends it: a second worker, in this process or
 // another, finds the key taken and sends nothing, and a failed send rolls the key back to be tried
 // again on the next round.
 import type { Db } from "@/server/db";
 import { publicOrigin } from "@/env";
-import { NOTIFICATION_KIND_LABEL, type NotificationKind } from "@/schemas/notifications";
-import { deliverMail } from "@/server/services/mail";
+import { NOTIFICATION_KIND_LABEL, type NotificationKind } from "@/schemas/org/notifications";
+import { deliverMail } from "@/server/services/org/mail";
 import {
   kindTable,
   notificationHref,
   notificationItemsSql,
   type NotificationItemRow,
-} from "@/server/services/notifications";
+} from "@/server/services/org/notifications";
 import { startPollingWorker, type PollingWorker } from "./polling-worker";
 
 /** Items older than this are never mailed: a worker that was away does not mail old news. */

@@ -13,9 +13,9 @@ import { checkIntegrationUrl, guardedFetch } from "@/server/integration-urls";
 import { logger } from "@/server/observability/log";
 import { inSpan } from "@/server/observability/tracing";
 import { openSecret } from "@/server/secret-box";
-import { sweepAuditEventsWhenDue } from "@/server/services/audit-log";
-import { sweepConversationsWhenDue } from "@/server/services/retention";
-import { refreshSamlMetadataWhenDue } from "@/server/services/saml";
+import { sweepAuditEventsWhenDue } from "@/server/services/org/audit-log";
+import { sweepConversationsWhenDue } from "@/server/services/org/retention";
+import { refreshSamlMetadataWhenDue } from "@/server/services/identity/saml";
 import { startPollingWorker, type PollingWorker } from "./polling-worker";
 
 /** The pauses before each retry: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then the delivery fails. */
@@ -89,7 +89,7 @@ interface DeliveryContext {
   previous_secret_until: Date | null;
 }
 
-/** A stored signing secret, opened: sealed, or still readable when stored before sealing (sealWebhookSecrets() in services/secrets.ts). */
+/** A stored signing secret, opened: sealed, or still readable when stored before sealing (sealWebhookSecrets() in services/org/secrets.ts). */
 export function openWebhookSecret(stored: string): string {
   return stored.startsWith(WEBHOOK_SECRET_PREFIX) ? stored : openSecret(stored);
 }

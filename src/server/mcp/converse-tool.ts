@@ -1,14 +1,14 @@
 // The `converse_with_app` tool: one message to a published app through the conversation
-// runtime (`converse` in services/conversations.ts), the function POST /apps/{appId}/conversation
+// runtime (`converse` in services/runs/conversations.ts), the function POST /apps/{appId}/conversation
 // calls, with its requirement (scope `apps:execute`). The MCP door's switch is `mcpEnabled`
 // (checked at authentication), so `appsApiEnabled` (the REST Apps endpoints' switch) does not apply here.
 import { z } from "zod";
 import { messageText, Uuid } from "@/schemas/common";
-import { turnFileIds } from "@/schemas/attachment";
-import { pinnedVersion } from "@/schemas/runtime";
+import { turnFileIds } from "@/schemas/runs/attachment";
+import { pinnedVersion } from "@/schemas/runs/runtime";
 import { authorize } from "@/server/auth/authorize";
-import { isAwaiting } from "@/server/services/approvals";
-import { converse } from "@/server/services/conversations";
+import { isAwaiting } from "@/server/services/runs/approvals";
+import { converse } from "@/server/services/runs/conversations";
 import type { AtriumTool } from "./context";
 
 export const ConverseToolInput = z.strictObject({

@@ -2,7 +2,7 @@
 // scope and role checks, same input schema, same service function, same output fields), so no
 // rule lives here; only names, descriptions and the schemas listed to AI clients.
 import { z } from "zod";
-import { AppListRow } from "@/schemas/builder";
+import { AppListRow } from "@/schemas/builder/builder";
 import { ListQuery, NextCursor } from "@/schemas/common";
 import {
   Knowledgebase,
@@ -11,7 +11,7 @@ import {
   ListKnowledgebasesOutput,
   SearchInput,
   SearchOutput,
-} from "@/schemas/knowledgebase";
+} from "@/schemas/knowledge/knowledgebase";
 import {
   CreatePageInput,
   MovePageInput,
@@ -20,8 +20,8 @@ import {
   PageIdInput,
   PageWriteResult,
   PatchPageInput,
-} from "@/schemas/page";
-import { CreateSourceInput, SourceWriteResult } from "@/schemas/source";
+} from "@/schemas/knowledge/page";
+import { CreateSourceInput, SourceWriteResult } from "@/schemas/knowledge/source";
 import type { AtriumTool } from "./context";
 import { converseTool } from "./converse-tool";
 

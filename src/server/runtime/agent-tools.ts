@@ -3,9 +3,9 @@
 // inside the run's bounds: it counts as a step, has its own time bound, its result is cut to a
 // size the model can take, and it is a `step` event and a trace entry. A tool that fails or
 // hangs is reported to the model, which carries on; a run bound or a cancel ends the run.
-import type { FlowDocument, FlowInput } from "@/schemas/builder";
+import type { FlowDocument, FlowInput } from "@/schemas/builder/builder";
 import { isUuid } from "@/schemas/common";
-import { inputSchemaOf } from "@/schemas/flow-graph";
+import { inputSchemaOf } from "@/schemas/builder/flow-graph";
 import type { Db } from "@/server/db";
 import { isAppError } from "@/server/errors";
 import { forStep, forTrace, RUN_LIMITS } from "./limits";

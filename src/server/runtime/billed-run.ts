@@ -1,5 +1,5 @@
 // What a run costs, in one place. Every kind of run (a conversation turn in
-// services/conversations.ts, a transaction in services/transactions.ts, a graded test or
+// services/runs/conversations.ts, a transaction in services/runs/transactions.ts, a graded test or
 // evaluation case in runtime/graded-case.ts) is charged before it runs, through a BilledRun, which decides when the
 // run fails whether the charge stands or is given back, and records the execution with what was kept.
 //
@@ -24,7 +24,7 @@
 // one statement: what its model calls cost, never more than it reserved, the rest released. Every
 // reservation and settlement updates the amount its lease records, and each recorded call the
 // cost, so a run lost with its process is charged what its recorded calls cost (run-leases.ts).
-import type { ExecutionStatus, ExecutionUsage } from "@/schemas/runtime";
+import type { ExecutionStatus, ExecutionUsage } from "@/schemas/runs/runtime";
 import type { Db } from "@/server/db";
 import { AppError, isAppError, toAppError } from "@/server/errors";
 import { logger } from "@/server/observability/log";
@@ -36,13 +36,13 @@ import {
   reserveRunCredits,
   settleRunCharge,
   type RunCharge,
-} from "@/server/services/credits";
+} from "@/server/services/provisioning/credits";
 import { RUN_LIMITS } from "./limits";
 import { estimateTokens, type CallReserver, type ModelCall } from "./metering";
 import { callCeilingMicro, wholeCredits } from "./pricing";
 import { executionUsage, runPricing, settledCharge, type RunPricing } from "./run-pricing";
-import { recordExecution, type ExecutionRecord, type RunActor } from "@/server/services/executions";
-import { assertModelsInPlans, limitedModels } from "@/server/services/tier-plans";
+import { recordExecution, type ExecutionRecord, type RunActor } from "@/server/services/runs/executions";
+import { assertModelsInPlans, limitedModels } from "@/server/services/provisioning/tier-plans";
 import { whenDatabaseAnswers } from "./database-wait";
 import { dropLease, holdLease, refundLeased, RUN_LOST, type LeasedExecution } from "./run-leases";
 import { runCanceled, type RunContext } from "./run";
@@ -176,7 +176,7 @@ export class BilledRun implements CallReserver {
   }
 
   /**
-   * A run continuing after an approval (services/approvals.ts): what it was charged is kept in the
+   * A run continuing after an approval (services/runs/approvals.ts): what it was charged is kept in the
    * approval, and a new lease (written when the continuation was claimed) is renewed here.
    */
   static resumed(db: Db, ctx: RunContext, charge: RunCharge, pricing: RunPricing, leaseId: string): BilledRun {

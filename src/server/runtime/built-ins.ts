@@ -3,7 +3,7 @@
 // (WEB_SEARCH_URL). A built-in this deployment cannot provide is refused when a draft enables it
 // (invalid_request naming it), never silently ignored.
 import { env } from "@/env";
-import { BUILT_INS } from "@/schemas/builder";
+import { BUILT_INS } from "@/schemas/builder/builder";
 import { invalidRequest } from "@/server/errors";
 import { deploymentFetch, fetchPolicy } from "@/server/integration-urls";
 import { storableText } from "@/schemas/text";

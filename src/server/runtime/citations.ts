@@ -1,7 +1,7 @@
 // The passages an answer cites: numbered from 1 in the order they are first cited in a run, each
 // with where it is in the organization's knowledge and the title a person knows it by. Only
 // passages from retrieval are cited (a member's reply handed to an adviser is not a source).
-import type { Citation } from "@/schemas/runtime";
+import type { Citation } from "@/schemas/runs/runtime";
 import type { Passage } from "./model-types";
 
 /** How much of a passage a citation carries: enough to read it in a side panel. */

@@ -3,8 +3,8 @@
 // stored version may predate a rule; a problem ends the run as `invalid_workflow` naming the node,
 // a breached bound as `run_limit_exceeded` naming the bound and the node.
 import jsonLogic, { type RulesLogic } from "json-logic-js";
-import { HTTP_NODE_LIMITS, NODE_DATA, type FlowNode } from "@/schemas/builder";
-import { expressionProblem } from "@/schemas/flow-graph";
+import { HTTP_NODE_LIMITS, NODE_DATA, type FlowNode } from "@/schemas/builder/builder";
+import { expressionProblem } from "@/schemas/builder/flow-graph";
 import { MAX_LOOP_ITEMS, MAX_URL_CHARS } from "@/schemas/limits";
 import { AppError } from "@/server/errors";
 import { fetchPolicy } from "@/server/integration-urls";

@@ -1,11 +1,11 @@
-// One graded case of an agent, flow or app (the Tests panel's runs, services/test-runs.ts, and
+// One graded case of an agent, flow or app (the Tests panel's runs, services/builder/test-runs.ts, and
 // evaluation runs, jobs/evaluations.ts): the case runs against the draft or a version, is graded
 // by the quality judge and recorded as an execution of kind `test`; it is charged as it starts,
 // with its lease (run-leases.ts: a case lost with its process is given back and recorded failed),
 // and a failed case costs what billed-run.ts says.
 import { randomUUID } from "node:crypto";
-import { AgentDocument, AppDocument, FlowDocument, type BuilderKind } from "@/schemas/builder";
-import type { ExecutionUsage } from "@/schemas/runtime";
+import { AgentDocument, AppDocument, FlowDocument, type BuilderKind } from "@/schemas/builder/builder";
+import type { ExecutionUsage } from "@/schemas/runs/runtime";
 import { actorLabel, type Actor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { AppError, isAppError } from "@/server/errors";

@@ -1,7 +1,7 @@
 // The bounds of a run (agent, flow, app, test case), in one place. They sit far above anything
 // a working flow or agent produces; exceeding one ends the run as failed with 422
 // run_limit_exceeded naming the bound, checked as output is produced, never after the fact.
-import { HTTP_NODE_LIMITS } from "@/schemas/builder";
+import { HTTP_NODE_LIMITS } from "@/schemas/builder/builder";
 import { MAX_JSON_DEPTH, MAX_LOOP_ITEMS } from "@/schemas/limits";
 import { CODE_LIMITS } from "./code-sandbox";
 import { AppError } from "@/server/errors";
@@ -39,7 +39,7 @@ export const RUN_LIMITS = {
   /** Characters of a member's output shown in a stream's `step` event: a glimpse, not the answer. */
   stepOutputChars: 500,
   /**
-   * Characters of a conversation stream's events kept for resuming (services/conversation-runs.ts):
+   * Characters of a conversation stream's events kept for resuming (services/runs/conversation-runs.ts):
    * each event's data plus STORED_EVENT_OVERHEAD; the final `done` or `error` is always kept.
    */
   streamEventChars: 4 * 1024 * 1024,

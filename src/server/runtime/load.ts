@@ -1,8 +1,8 @@
 // Finding what a run executes: an app's live version with its adviser and members at the
 // versions pinned when the app was published, or (for tests) an item's draft.
-import { AgentDocument, AppDocument, FlowDocument, type BuilderKind } from "@/schemas/builder";
+import { AgentDocument, AppDocument, FlowDocument, type BuilderKind } from "@/schemas/builder/builder";
 import { isUuid } from "@/schemas/common";
-import { incompleteNodes } from "@/schemas/flow-graph";
+import { incompleteNodes } from "@/schemas/builder/flow-graph";
 import type { Actor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";

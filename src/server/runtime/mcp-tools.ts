@@ -6,7 +6,7 @@
 // that is gone or fails to list its tools is a note in the trace; the answer goes on without it.
 // A connection's tool list is cached (mcp-client.ts's cachedToolList), so a turn does not ask its
 // server each time.
-import type { AgentDocument } from "@/schemas/builder";
+import type { AgentDocument } from "@/schemas/builder/builder";
 import { toolName, type AgentTool, type ToolRunContext } from "./agent-tools";
 import { cachedToolList, callMcpTool, endpointOf, type McpConnectionRow } from "./mcp-client";
 import { logProviderFailure } from "@/server/observability/operator-log";

@@ -1,7 +1,7 @@
 // The tokens of a run's model calls: each model reports what a call used (a provider as its API
 // says, the built-in model by its own estimate), and the run's Meter keeps one entry per call,
 // which the run's charge (pricing.ts), its execution's `usage` and GET /usage read.
-import type { AgentDocument, AppDocument, FlowDocument } from "@/schemas/builder";
+import type { AgentDocument, AppDocument, FlowDocument } from "@/schemas/builder/builder";
 import { logger } from "@/server/observability/log";
 import { BUILTIN_MODEL_ID, type ReportedUsage } from "./model-types";
 

@@ -1,5 +1,5 @@
 // Charged runs in flight, and the one way a run lost with its process is settled. A run's lease
-// (run_leases) is written by the statement that charges it (services/credits.ts) and deleted in the one that records
+// (run_leases) is written by the statement that charges it (services/provisioning/credits.ts) and deleted in the one that records
 // its execution, so a charge always has either a live run or an execution. The process running
 // it renews the lease's heartbeat; a lease nobody renewed for RUN_LOST_AFTER_MS is a lost run
 // (kill -9, a crash, a shutdown past its grace). Settling one, once across processes (the lease
@@ -10,9 +10,9 @@
 import { env } from "@/env";
 import { onCloseDb, type Db } from "@/server/db";
 import { logger } from "@/server/observability/log";
-import { refundRunCreditIn, type RunCharge } from "@/server/services/credits";
-import { recordLostExecution, type ExecutionRecord } from "@/server/services/executions";
-import { recordRunUsage } from "@/server/services/usage";
+import { refundRunCreditIn, type RunCharge } from "@/server/services/provisioning/credits";
+import { recordLostExecution, type ExecutionRecord } from "@/server/services/runs/executions";
+import { recordRunUsage } from "@/server/services/runs/usage";
 import { eventsPayload, RUNS_CHANNEL, wakeRun } from "./run-hub";
 
 /** The execution's fields known when the run is charged: what its record says if it is lost. */

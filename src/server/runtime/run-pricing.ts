@@ -1,8 +1,8 @@
 // A run's prices, read once before it runs: its flat price, the organization's prices of the
 // models it may call, and what it is charged before it runs. The rules themselves are pricing.ts.
-import type { ExecutionUsage } from "@/schemas/runtime";
+import type { ExecutionUsage } from "@/schemas/runs/runtime";
 import type { Db } from "@/server/db";
-import { organizationPrices } from "@/server/services/model-prices";
+import { organizationPrices } from "@/server/services/org/model-prices";
 import type { ModelCall } from "./metering";
 import { RUN_LIMITS } from "./limits";
 import { firstReservation, runCharge, shareCharge, upfrontCharge, type PriceList } from "./pricing";

@@ -8,10 +8,10 @@ import {
   type FlowDocument,
   type FlowInput,
   type FlowNode,
-} from "@/schemas/builder";
+} from "@/schemas/builder/builder";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { TracePassage } from "@/schemas/runtime";
-import { inputSchemaOf } from "@/schemas/flow-graph";
+import type { TracePassage } from "@/schemas/runs/runtime";
+import { inputSchemaOf } from "@/schemas/builder/flow-graph";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest, isAppError } from "@/server/errors";
 import { logProviderFailure } from "@/server/observability/operator-log";
@@ -97,7 +97,7 @@ export interface RunContext {
   meter: Meter;
   /** The app members that gave their reply, by id: kept when the run pauses for an approval. */
   finishedMembers: Record<string, string>;
-  /** A run continuing after an approval (services/approvals.ts): where it paused, and the decision. */
+  /** A run continuing after an approval (services/runs/approvals.ts): where it paused, and the decision. */
   resume?: ResumePoint;
   /**
    * Whether an approval node pauses the run: conversations and transactions, which can record
@@ -122,7 +122,7 @@ export interface ResumePoint {
 
 /**
  * Thrown when a flow reaches an `approval` node: the run stops there and its caller records it as
- * `awaiting_approval` with everything needed to continue (services/approvals.ts).
+ * `awaiting_approval` with everything needed to continue (services/runs/approvals.ts).
  */
 export class ApprovalPause extends Error {
   override readonly name = "ApprovalPause";
@@ -208,7 +208,7 @@ function retrieveOnce(ctx: RunContext, knowledgebaseIds: string[], query: string
   return retrieved;
 }
 
-/** The end of a run stopped by its cancel endpoint (services/conversation-runs.ts). */
+/** The end of a run stopped by its cancel endpoint (services/runs/conversation-runs.ts). */
 export function runCanceled(): AppError {
   return new AppError("canceled", "The run was canceled.");
 }

@@ -26,11 +26,11 @@ import {
   GetPortalFileInput,
   MailExportInput,
   MailExportOutput,
-} from "@/schemas/portal";
-import { FileOutput } from "@/schemas/attachment";
-import { getFile } from "@/server/services/attachments";
-import { MessageFeedbackOutput } from "@/schemas/runtime";
-import { PortalUsage, PortalUsageInput } from "@/schemas/usage";
+} from "@/schemas/portal/portal";
+import { FileOutput } from "@/schemas/runs/attachment";
+import { getFile } from "@/server/services/runs/attachments";
+import { MessageFeedbackOutput } from "@/schemas/runs/runtime";
+import { PortalUsage, PortalUsageInput } from "@/schemas/runs/usage";
 import { clearedPortalSessionCookie, portalSessionCookie } from "@/server/auth/portal-cookie";
 import { toAppError } from "@/server/errors";
 import { logRefusedSignIn } from "@/server/observability/operator-log";
@@ -40,17 +40,17 @@ import {
   listEndUserConversations,
   renameEndUserConversation,
   setMessageFeedback,
-} from "@/server/services/conversations";
-import { cancelConversationRun } from "@/server/services/conversation-runs";
-import { requestMoreCredits } from "@/server/services/credit-requests";
-import { creditPools } from "@/server/services/credits";
-import { dismissBonusNotices, unseenBonuses } from "@/server/services/credit-ledger";
-import { endEndUserSession } from "@/server/services/end-user-sessions";
-import { listPortalApps } from "@/server/services/portal-access";
-import { requestSignInCode, verifySignInCode } from "@/server/services/portal-sign-in";
-import { toPublicPortal } from "@/server/services/portals";
-import { getPortalUsage } from "@/server/services/usage";
-import { mailExportLink } from "@/server/services/portal-export";
+} from "@/server/services/runs/conversations";
+import { cancelConversationRun } from "@/server/services/runs/conversation-runs";
+import { requestMoreCredits } from "@/server/services/provisioning/credit-requests";
+import { creditPools } from "@/server/services/provisioning/credits";
+import { dismissBonusNotices, unseenBonuses } from "@/server/services/provisioning/credit-ledger";
+import { endEndUserSession } from "@/server/services/portal/end-user-sessions";
+import { listPortalApps } from "@/server/services/portal/portal-access";
+import { requestSignInCode, verifySignInCode } from "@/server/services/portal/portal-sign-in";
+import { toPublicPortal } from "@/server/services/portal/portals";
+import { getPortalUsage } from "@/server/services/runs/usage";
+import { mailExportLink } from "@/server/services/portal/portal-export";
 import { endUserProcedure, portalProcedure, portalRouterFactory as router } from "./portal/init";
 
 export const portalRouter = router({
@@ -124,7 +124,7 @@ export const portalRouter = router({
   account: router({
     /**
      * Everything the organization holds about the signed-in end user, as the admin's export, by
-     * mail: a link to it, for them alone, sent to their address (services/portal-export.ts). The
+     * mail: a link to it, for them alone, sent to their address (services/portal/portal-export.ts). The
      * download itself streams at /api/portal/{portal}/account/export (adapters/portal.ts).
      */
     mailExport: endUserProcedure(MailExportInput)

@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { DataTable, ErrorAlert, PageHeader } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
-import type { Approval } from "@/schemas/runtime";
+import type { Approval } from "@/schemas/runs/runtime";
 import { timeLeft } from "@/components/runtime/time-left";
 
 export default function ApprovalsPage() {

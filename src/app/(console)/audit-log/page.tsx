@@ -22,7 +22,7 @@ import {
 import { actionLabel, actorKindWords, fieldInSentence, KNOWN_ACTIONS, valueWords } from "@/lib/audit-words";
 import { agoWords, doorWords } from "@/lib/change-words";
 import { useTRPC } from "@/lib/trpc";
-import { AUDIT_DOORS, type AuditEvent, type ReadableAuditEvent } from "@/schemas/audit";
+import { AUDIT_DOORS, type AuditEvent, type ReadableAuditEvent } from "@/schemas/org/audit";
 
 const PAGE = 50;
 const FILTERS = ["action", "actorId", "targetType", "targetId", "door", "from", "to"] as const;

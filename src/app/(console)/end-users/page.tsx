@@ -18,7 +18,7 @@ import {
 } from "@/components/console";
 import { EntityPicker, useEntities, type Entity } from "@/components/entity-picker";
 import { MAX_EMAIL_CHARS, MAX_NAME_CHARS } from "@/schemas/limits";
-import { EndUserSort } from "@/schemas/provisioning";
+import { EndUserSort } from "@/schemas/provisioning/provisioning";
 import { useTierPlans } from "@/components/provisioning/use-lists";
 import { EndUserBulkActions } from "@/components/provisioning/end-user-bulk-actions";
 import { EndUserImport } from "@/components/provisioning/end-user-import";

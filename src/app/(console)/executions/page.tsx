@@ -22,7 +22,7 @@ import {
   type Execution,
   type ExecutionStatus,
   type FeedbackRating,
-} from "@/schemas/runtime";
+} from "@/schemas/runs/runtime";
 import { useTRPC } from "@/lib/trpc";
 import { DataTable, ErrorAlert, FormField, LoadMore, PageHeader, Select, useCursorList } from "@/components/console";
 import { RefusalsList } from "@/components/usage/refusals-list";

@@ -11,7 +11,7 @@ import {
   Panel,
   useCursorList,
 } from "@/components/console";
-import { CreateUserGroupInput } from "@/schemas/provisioning";
+import { CreateUserGroupInput } from "@/schemas/provisioning/provisioning";
 
 export default function GroupsPage() {
   const trpc = useTRPC();

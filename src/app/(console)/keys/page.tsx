@@ -16,7 +16,7 @@ import {
   useMay,
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
-import { SCOPES, type Scope } from "@/schemas/auth";
+import { SCOPES, type Scope } from "@/schemas/identity/auth";
 import { MAX_SHORT_NAME_CHARS } from "@/schemas/limits";
 
 function formatTime(value: string | null): string {

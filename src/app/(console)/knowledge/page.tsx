@@ -13,7 +13,7 @@ import {
   useCursorList,
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
-import { CreateKnowledgebaseInput } from "@/schemas/knowledgebase";
+import { CreateKnowledgebaseInput } from "@/schemas/knowledge/knowledgebase";
 import { MAX_NAME_CHARS } from "@/schemas/limits";
 
 const PAGE = 50;

@@ -14,8 +14,8 @@ import {
 } from "@/components/console";
 import { InvitationsPanel } from "@/components/members/invitations-panel";
 import { useTRPC } from "@/lib/trpc";
-import { ROLES, type Role } from "@/schemas/auth";
-import type { Member } from "@/schemas/member";
+import { ROLES, type Role } from "@/schemas/identity/auth";
+import type { Member } from "@/schemas/identity/member";
 import { ROLE_SUMMARIES } from "@/schemas/permissions";
 
 export default function MembersPage() {

@@ -1,12 +1,12 @@
 "use client";
-// What waits for the signed-in member (services/notifications.ts): all of it or the unread only
+// What waits for the signed-in member (services/org/notifications.ts): all of it or the unread only
 // (?unread=1, so reload and back keep it), each linking to where it is handled.
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { ErrorAlert, PageHeader, Panel } from "@/components/console";
 import { MarkAllReadButton, NotificationItems } from "@/components/console/notifications";
-import { MAX_NOTIFICATIONS_PAGE } from "@/schemas/notifications";
+import { MAX_NOTIFICATIONS_PAGE } from "@/schemas/org/notifications";
 import { useTRPC } from "@/lib/trpc";
 
 export default function NotificationsPage() {

@@ -17,7 +17,7 @@ import {
   useMay,
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
-import type { TierPlan } from "@/schemas/provisioning";
+import type { TierPlan } from "@/schemas/provisioning/provisioning";
 import { MAX_NAME_CHARS } from "@/schemas/limits";
 import { useTierPlans } from "@/components/provisioning/use-lists";
 import { AllowedModelsField, allowedModelsText } from "@/components/provisioning/allowed-models-field";

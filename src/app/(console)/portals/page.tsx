@@ -14,7 +14,7 @@ import {
   useCursorList,
   useMay,
 } from "@/components/console";
-import { CreatePortalInput } from "@/schemas/portal";
+import { CreatePortalInput } from "@/schemas/portal/portal";
 
 function Admissions({ portalId }: { portalId: string }) {
   const trpc = useTRPC();

@@ -17,7 +17,7 @@ import {
 } from "@/components/console";
 import { REVIEW_KIND_LABEL, ReviewCard } from "@/components/review-card";
 import { useTRPC } from "@/lib/trpc";
-import { ReviewKind, ReviewStatus, type ApproveReviewsOutput } from "@/schemas/review";
+import { ReviewKind, ReviewStatus, type ApproveReviewsOutput } from "@/schemas/knowledge/review";
 
 const STATUS_LABEL = { pending: "Pending", approved: "Approved", rejected: "Rejected" } as const;
 

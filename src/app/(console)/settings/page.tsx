@@ -2,7 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "@/lib/trpc";
-import type { Organization } from "@/schemas/organization";
+import type { Organization } from "@/schemas/org/organization";
 import { Button, ErrorAlert, FormField, PageHeader, Panel, Select, useMay } from "@/components/console";
 
 const SWITCHES = [

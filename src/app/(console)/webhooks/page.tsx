@@ -21,8 +21,8 @@ import {
   useMay,
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
-import { TEST_EVENT_TYPES, WEBHOOK_SAMPLES } from "@/schemas/webhook-samples";
-import { WEBHOOK_EVENT_TYPES } from "@/schemas/webhooks";
+import { TEST_EVENT_TYPES, WEBHOOK_SAMPLES } from "@/schemas/org/webhook-samples";
+import { WEBHOOK_EVENT_TYPES } from "@/schemas/org/webhooks";
 
 export default function WebhooksPage() {
   const trpc = useTRPC();

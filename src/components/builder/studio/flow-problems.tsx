@@ -2,8 +2,8 @@
 // What the studio says about the flow as a whole: how to begin when it is empty, what breaks it
 // (the server would refuse it; kept in this browser), and what publishing still needs.
 import { Play } from "lucide-react";
-import type { FlowNode } from "@/schemas/builder";
-import type { Feedback } from "@/schemas/flow-graph";
+import type { FlowNode } from "@/schemas/builder/builder";
+import type { Feedback } from "@/schemas/builder/flow-graph";
 import { nodeTitle } from "../flow-nodes";
 import { Button } from "@/components/console";
 

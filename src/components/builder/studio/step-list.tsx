@@ -2,7 +2,7 @@
 // The studio on a phone: the flow's steps as a readable list (what each does, where it goes next,
 // what it still needs, how it ran), each opened to edit its settings, moved up or down, or deleted.
 import { ArrowDown, ArrowUp, ChevronRight, Trash2 } from "lucide-react";
-import type { FlowNode } from "@/schemas/builder";
+import type { FlowNode } from "@/schemas/builder/builder";
 import { branchesOf, moveNode, nextIds, nodeTitle, removeNode, typeLabel } from "../flow-nodes";
 import type { StepChange } from "../node-changes";
 import type { NodeResult } from "../run-results";

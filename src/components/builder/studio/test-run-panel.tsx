@@ -5,7 +5,7 @@ import { Play } from "lucide-react";
 import { Button, ErrorAlert } from "@/components/console";
 import { formatMs } from "@/components/runtime/execution-trace";
 import { costWords } from "@/lib/cost-words";
-import type { FlowInput } from "@/schemas/builder";
+import type { FlowInput } from "@/schemas/builder/builder";
 import { InputForm } from "../input-form";
 import { fieldsOfFlowInputs, missingFields } from "../input-form-model";
 import type { TestRun } from "./use-test-run";

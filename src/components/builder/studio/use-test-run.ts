@@ -5,7 +5,7 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 import { useTRPC } from "@/lib/trpc";
-import type { FlowNode } from "@/schemas/builder";
+import type { FlowNode } from "@/schemas/builder/builder";
 import { nodeResults } from "../run-results";
 
 export function useTestRun(id: string, nodes: FlowNode[]) {

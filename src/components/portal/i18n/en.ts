@@ -178,7 +178,7 @@ export const en = {
       export_link_unavailable: "This link was used already or has expired. Ask for a new one below.",
       export_link_other_user: "This link was sent to someone else. Sign in as the person it was sent to.",
     },
-    // The sign-in mail, written on the server (src/server/services/portal-sign-in.ts): plain text.
+    // The sign-in mail, written on the server (src/server/services/portal/portal-sign-in.ts): plain text.
     mail: {
       subject: "Your sign-in code for {{portal}}: {{code}}",
       code: "Your code to sign in to {{portal}} is {{code}}.",

@@ -1,7 +1,7 @@
 // The portal's i18next instances: one per page (the language can change in the page), made
 // synchronously from the bundled resources so the server and the first render agree.
 import { createInstance, type i18n } from "i18next";
-import type { PortalLanguage } from "@/schemas/portal";
+import type { PortalLanguage } from "@/schemas/portal/portal";
 import { de } from "./de";
 import { en, type Messages } from "./en";
 import { fr } from "./fr";

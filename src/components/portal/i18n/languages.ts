@@ -1,7 +1,7 @@
 // Which language the portal speaks to a person: the first of their browser's languages the portal
 // has, else the portal's default, else English. Plain functions, used on the server (from the
 // Accept-Language header) and in the browser (from navigator.languages).
-import { PORTAL_LANGUAGES, type PortalLanguage } from "@/schemas/portal";
+import { PORTAL_LANGUAGES, type PortalLanguage } from "@/schemas/portal/portal";
 
 /** Each language's name in itself, for the language menu and the console's setting. */
 export const LANGUAGE_NAMES: Record<PortalLanguage, string> = { en: "English", fr: "Français", de: "Deutsch" };

@@ -4,7 +4,7 @@
 // browser, else their browser's languages, else the portal's default. <html lang> follows.
 import { useEffect, useState, type ReactNode } from "react";
 import { I18nextProvider, useTranslation } from "react-i18next";
-import { PORTAL_LANGUAGES, type PortalLanguage } from "@/schemas/portal";
+import { PORTAL_LANGUAGES, type PortalLanguage } from "@/schemas/portal/portal";
 import { createPortalI18n } from "./index";
 import { isPortalLanguage, LANGUAGE_NAMES, LANGUAGE_STORAGE_KEY, pickLanguage } from "./languages";
 

@@ -2,9 +2,9 @@
 // and the portal's default (once per request, shared by the layout, the titles and <html lang>).
 import { headers } from "next/headers";
 import { cache } from "react";
-import type { PortalLanguage } from "@/schemas/portal";
+import type { PortalLanguage } from "@/schemas/portal/portal";
 import { getDb } from "@/server/db";
-import { resolvePortal } from "@/server/services/portals";
+import { resolvePortal } from "@/server/services/portal/portals";
 import { FALLBACK_LANGUAGE, isPortalLanguage, parseAcceptLanguage, PATH_HEADER, pickLanguage } from "./languages";
 
 export const portalRequest = cache(async (portal: string) => {

@@ -1,6 +1,6 @@
 // What differs between agents, flows and apps: the draft document, the rules a draft and a
 // publish must pass, how a stored document reads back (titles and names of what it references)
-// and its list row. services/builder.ts does the rest once for all three.
+// and its list row. services/builder/builder.ts does the rest once for all three.
 import { isUuid } from "@/schemas/common";
 import type { z } from "zod";
 import {
@@ -13,12 +13,12 @@ import {
   type BuilderKind,
   type FlowInput,
   type FlowNode,
-} from "@/schemas/builder";
+} from "@/schemas/builder/builder";
 import { MAX_APP_SCHEMA_CHARS } from "@/schemas/limits";
 import type { Requirement } from "@/server/auth/authorize";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest, type ErrorCode, type Problem } from "@/server/errors";
-import { flowFeedback, flowReferences, inputSchemaOf, type Feedback } from "@/schemas/flow-graph";
+import { flowFeedback, flowReferences, inputSchemaOf, type Feedback } from "@/schemas/builder/flow-graph";
 import { checkBuiltIns } from "@/server/runtime/built-ins";
 import { schemaCompileProblem } from "@/server/runtime/json-schema";
 import { availableModels, isAvailableModel } from "@/server/runtime/models";

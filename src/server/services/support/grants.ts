@@ -1,6 +1,6 @@
 // Access grants, on end users and (additively) on user groups: the shapes, the checks of what
 // they point at, and the idempotent insert both holders share.
-import type { Grant, GrantInput } from "@/schemas/provisioning";
+import type { Grant, GrantInput } from "@/schemas/provisioning/provisioning";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";

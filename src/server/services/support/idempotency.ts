@@ -215,7 +215,7 @@ export async function withIdempotency(
 let lastSweep = 0;
 /**
  * At most hourly per process, deletes what is kept 24 hours: idempotency keys, and conversation
- * runs with their stored events (services/conversation-runs.ts, which calls it as a run starts).
+ * runs with their stored events (services/runs/conversation-runs.ts, which calls it as a run starts).
  */
 export function maybeSweep(db: Db): void {
   if (Date.now() - lastSweep < 3_600_000) return;

@@ -1,6 +1,6 @@
 // A source as the REST API shows it, from its row: shared by the sources service and the
 // indexing worker (whose webhook events carry it) without either importing the other.
-import type { Source } from "@/schemas/source";
+import type { Source } from "@/schemas/knowledge/source";
 
 export type SourceRow = {
   id: string;

@@ -7,8 +7,8 @@ import type { EndUserActor, RequestOrigin } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { assertStorableRawInput } from "@/server/bounds";
 import { sessionEnded, toAppError } from "@/server/errors";
-import { endUserForSession } from "@/server/services/end-user-sessions";
-import { resolvePortal } from "@/server/services/portals";
+import { endUserForSession } from "@/server/services/portal/end-user-sessions";
+import { resolvePortal } from "@/server/services/portal/portals";
 import type { CallSlot } from "../call-slots";
 import { withSyncValidation } from "../sync-validation";
 

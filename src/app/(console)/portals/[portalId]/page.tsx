@@ -23,7 +23,7 @@ import { EntityName, EntityPicker, useEntityName } from "@/components/entity-pic
 import { PortalGroups } from "@/components/provisioning/group-portals";
 import { PortalEmbed } from "@/components/provisioning/portal-embed";
 import { useTRPC } from "@/lib/trpc";
-import { PORTAL_LANGUAGES, type PortalLanguage } from "@/schemas/portal";
+import { PORTAL_LANGUAGES, type PortalLanguage } from "@/schemas/portal/portal";
 import { LANGUAGE_NAMES } from "@/components/portal/i18n/languages";
 import { PageHeader } from "@/components/console";
 import { ScopedUsage } from "@/components/usage/scoped-usage";

@@ -19,7 +19,7 @@ import {
 } from "@/components/console";
 import { ConnectionForm } from "@/components/settings/connection-form";
 import { useTRPC } from "@/lib/trpc";
-import type { McpConnection } from "@/schemas/integration";
+import type { McpConnection } from "@/schemas/org/integration";
 
 function ConnectionTools({ connection }: { connection: McpConnection }) {
   const trpc = useTRPC();

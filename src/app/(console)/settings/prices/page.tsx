@@ -17,7 +17,7 @@ import {
   Panel,
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
-import { MAX_CREDITS_PER_MILLION, TYPICAL_TURN, turnCredits, type ModelPrice } from "@/schemas/model-prices";
+import { MAX_CREDITS_PER_MILLION, TYPICAL_TURN, turnCredits, type ModelPrice } from "@/schemas/org/model-prices";
 
 const TYPICAL = `${TYPICAL_TURN.inputTokens.toLocaleString("en-US")} input + ${TYPICAL_TURN.outputTokens} output tokens`;
 

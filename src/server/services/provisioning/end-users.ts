@@ -1,0 +1,889 @@
+// End users: provisioning (idempotent on email, all-or-nothing), profile, revocation and
+// deletion, subscriptions with their credit pools, and per-user grants.
+import type {
+  EndUser,
+  EndUserDetail,
+  EndUserListItem,
+  EndUserSort,
+  EndUserStatus,
+  GrantInput,
+  ProvisionEndUserInput,
+  ProvisionEndUserOutput,
+  Subscription,
+  SubscriptionDetail,
+} from "@/schemas/provisioning/provisioning";
+import { channelOf, type Actor } from "@/server/auth/actor";
+import { guarded } from "@/server/auth/guarded";
+import type { Db } from "@/server/db";
+import { AppError } from "@/server/errors";
+import type { Prisma } from "@/generated/prisma/client";
+import type pg from "pg";
+import { POOL_LEFT_SQL, POOL_RESET_DUE_SQL, POOL_RESET_SET_SQL } from "../support/credit-pool";
+import { refuseMissingGrantTargets } from "../support/grants";
+import { normalizeEmail } from "../identity/members";
+import { likeEscaped } from "../org/name-search";
+import { changesBetween, eventInsertSql, eventSqlActorParams, recorded, recordEvent } from "../org/events";
+import { isoUtc } from "../support/sql-json";
+import { liveTierPlan, noLivePlan } from "./tier-plans";
+import { groupsDisabled } from "./user-groups";
+
+type Tx = Prisma.TransactionClient;
+
+type EndUserRow = {
+  id: string;
+  email: string;
+  fullName: string;
+  authMethod: string;
+  emailVerifiedAt: Date | null;
+  revokedAt: Date | null;
+  suspendedAt: Date | null;
+  lastSeenAt: Date | null;
+  createdAt: Date;
+};
+
+type SubscriptionRow = {
+  id: string;
+  tierPlanId: string;
+  status: "active" | "canceled";
+  creditAllowance: number;
+  creditsUsed: number;
+  creditsResetAt: Date;
+  provisionedBy: "api" | "console" | "processor";
+  isComped: boolean;
+  bonusCredits: number;
+  tierPlan: { name: string };
+};
+
+export function toEndUser(row: EndUserRow): EndUser {
+  return {
+    id: row.id,
+    email: row.email,
+    fullName: row.fullName,
+    authMethod: row.authMethod,
+    emailVerifiedAt: row.emailVerifiedAt?.toISOString() ?? null,
+    revokedAt: row.revokedAt?.toISOString() ?? null,
+    suspendedAt: row.suspendedAt?.toISOString() ?? null,
+    lastSeenAt: row.lastSeenAt?.toISOString() ?? null,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+function toSubscription(row: SubscriptionRow): Subscription {
+  return {
+    id: row.id,
+    tierPlanId: row.tierPlanId,
+    tierPlanName: row.tierPlan.name,
+    status: row.status,
+    creditAllowance: row.creditAllowance,
+    creditsUsed: row.creditsUsed,
+    creditsResetAt: row.creditsResetAt.toISOString(),
+  };
+}
+
+export function toSubscriptionDetail(row: SubscriptionRow): SubscriptionDetail {
+  return {
+    ...toSubscription(row),
+    provisionedBy: row.provisionedBy,
+    isComped: row.isComped,
+    bonusCredits: row.bonusCredits,
+  };
+}
+
+function provisionedBy(actor: Actor): "api" | "console" {
+  return actor.kind === "key" ? "api" : "console";
+}
+
+export const subscriptionSelect = {
+  id: true,
+  tierPlanId: true,
+  status: true,
+  creditAllowance: true,
+  creditsUsed: true,
+  creditsResetAt: true,
+  provisionedBy: true,
+  isComped: true,
+  bonusCredits: true,
+  tierPlan: { select: { name: true } },
+} as const;
+
+function grantKey(grant: Pick<GrantInput, "targetKind" | "targetId" | "deploymentId">): string {
+  return `${grant.targetKind}:${grant.targetId}:${grant.deploymentId ?? ""}`;
+}
+
+/**
+ * Subscribes end users to plans, the one statement for it: new subscriptions, or canceled ones
+ * made active again with a fresh credit pool that renews a month later; active ones are left as
+ * they are. `rows` is a SQL relation of (end_user_id, tier_plan_id, credit_allowance); `by` and
+ * `comped` are SQL expressions for who provisioned it and whether it is free.
+ */
+function subscriptionsUpsert(rows: string, by: string, comped: string): string {
+  return `
+    insert into subscriptions (id, end_user_id, tier_plan_id, status, credit_allowance, credits_used, credits_reset_at, provisioned_by, is_comped, created_at, updated_at)
+    select gen_random_uuid(), r.end_user_id, r.tier_plan_id, 'active', r.credit_allowance, 0, now() + interval '1 month', ${by}, ${comped}, now(), now()
+    from ${rows} r
+    on conflict (end_user_id, tier_plan_id) do update
+      set status = 'active', credit_allowance = excluded.credit_allowance, credits_used = 0, credits_reset_at = excluded.credits_reset_at,
+          provisioned_by = excluded.provisioned_by, is_comped = excluded.is_comped, updated_at = now()
+      where subscriptions.status = 'canceled'`;
+}
+
+/** Subscribes one end user to plans (subscriptionsUpsert); the plans' own groups follow. */
+export async function subscribe(
+  tx: Tx,
+  endUserId: string,
+  plans: readonly { id: string; creditAllowance: number; groupId: string | null }[],
+  by: "api" | "console" | "processor",
+): Promise<void> {
+  if (plans.length === 0) return;
+  await tx.$executeRawUnsafe(
+    subscriptionsUpsert(
+      "(select $1::uuid as end_user_id, unnest($2::uuid[]) as tier_plan_id, unnest($3::int[]) as credit_allowance)",
+      '$4::"ProvisionedBy"',
+      "$5",
+    ),
+    endUserId,
+    plans.map((plan) => plan.id),
+    plans.map((plan) => plan.creditAllowance),
+    by,
+    by !== "processor",
+  );
+  const planGroups = plans.flatMap((plan) => (plan.groupId ? [{ groupId: plan.groupId, endUserId }] : []));
+  if (planGroups.length) await tx.groupMember.createMany({ data: planGroups, skipDuplicates: true });
+}
+
+/** A grant as the audit log shows it, from a row `g` of grants (or of the rows just inserted). */
+const GRANT_JSON = `jsonb_build_object('targetKind', g.target_kind, 'targetId', g.target_id, 'effect', g.effect,
+  'deploymentId', g.deployment_id, 'expiresAt', ${isoUtc("g.expires_at")})`;
+
+/**
+ * The CTE `account_changes` of PROVISION_SQL: what the call changed on the account, as
+ * `{field: [before, after]}` (before is null for a new account), or `{}` when it changed nothing.
+ * The statement's snapshot still holds the account's subscriptions, groups and grants as they
+ * were, so "before" is read from the tables and "after" adds what this statement wrote. Each set
+ * is read only when the call added to it.
+ */
+const ACCOUNT_CHANGES_SQL = `account_changes as (
+    select coalesce((
+      select jsonb_object_agg(f.field, f.change) from (values
+        ('fullName', case
+          when u.created then case when $3::text is not null then jsonb_build_array(null, u.full_name) end
+          when u.full_name is distinct from u.full_name_before then jsonb_build_array(u.full_name_before, u.full_name) end),
+        ('revokedAt', case when u.revoked_at_before is not null then jsonb_build_array(${isoUtc("u.revoked_at_before")}, null) end),
+        ('tierPlanIds', case when exists (select 1 from subs) then (
+          select jsonb_build_array(case when u.created then null else to_jsonb(b.ids) end,
+            to_jsonb(array(select distinct x from unnest(b.ids || array(select tier_plan_id::text from subs)) x order by 1)))
+          from (select array(select s.tier_plan_id::text from subscriptions s
+                             where s.end_user_id = u.id and s.status = 'active' order by 1) as ids) b) end),
+        ('groupIds', case when exists (select 1 from memberships) then (
+          select jsonb_build_array(case when u.created then null else to_jsonb(b.ids) end,
+            to_jsonb(array(select distinct x from unnest(b.ids || array(select group_id::text from memberships)) x order by 1)))
+          from (select array(select m.group_id::text from group_members m where m.end_user_id = u.id order by 1) as ids) b) end),
+        ('grants', case when exists (select 1 from granted) then (
+          select jsonb_build_array(case when u.created then null else b.list end,
+            b.list || (select jsonb_agg(${GRANT_JSON} order by g.created_at, g.id) from granted g))
+          from (select coalesce((select jsonb_agg(${GRANT_JSON} order by g.created_at, g.id) from grants g where g.end_user_id = u.id), '[]') as list) b) end)
+      ) as f(field, change)
+      where f.change is not null), '{}'::jsonb) as changes
+    from u
+  )`;
+
+/**
+ * Provisioning as one statement, so that it applies entirely or not at all and costs one round
+ * trip whatever the request holds. `existing` locks the account the email names (if any), so what
+ * it reads is what the call changes: the true "before" of the audit event. `checked` is
+ * everything the checks read: the organization's access settings, the existing account (deleted?
+ * paid plans?), and which of the named plans, groups, apps and portals exist in the organization.
+ * `allowed` holds a row only when no check refuses (the same checks, in SQL, as
+ * refuseProvisioning() below, which names the refusal), and everything else writes from it: the
+ * account (inserted; or updated in place, restored if revoked, only when the call changes it; a
+ * deleted one matches nothing and so nothing else is written), its subscriptions (new, or
+ * canceled ones renewed with a fresh pool; active ones untouched), plan groups and groups, grants
+ * (duplicates skipped) and the audit events: one for the account when anything changed, with the
+ * fields that did and their before and after, and one per subscription started. A new email
+ * another call created after this statement's snapshot inserts nothing (`raced`): the caller runs
+ * the statement again, which then finds it. Ids arrive as text and are compared as text, as the
+ * API gives them out.
+ */
+const PROVISION_SQL = `
+  with existing as (
+    select e.id, e.email, e.full_name, e.auth_method, e.email_verified_at, e.revoked_at, e.last_seen_at, e.created_at, e.deleted_at
+    from end_users e where e.organization_id = $1 and e.email = $2
+    for no key update
+  ),
+  checked as (
+    select o.access_mode::text as access_mode, o.groups_enabled,
+      e.deleted_at is not null as deleted,
+      array(select s.tier_plan_id::text from subscriptions s
+            where s.end_user_id = e.id and s.provisioned_by = 'processor' and s.status = 'active' and s.tier_plan_id = any($4::text[]::uuid[])) as paid_plans,
+      array(select p.id::text from tier_plans p where p.organization_id = o.id and p.id = any($4::text[]::uuid[]) and p.archived_at is null) as plans,
+      array(select g.id::text from user_groups g where g.organization_id = o.id and g.id = any($6::text[]::uuid[])) as groups,
+      array(select p.group_id::text from tier_plans p where p.organization_id = o.id and p.group_id = any($6::text[]::uuid[])) as plan_groups,
+      array(select g.id::text from user_groups g where g.organization_id = o.id and g.directory_managed and g.id = any($6::text[]::uuid[])) as directory_groups,
+      array(select b.id::text from builder_items b where b.organization_id = o.id and b.kind = 'app' and b.id = any($9::text[]::uuid[])) as apps,
+      array(select t.id::text from portals t where t.organization_id = o.id and t.id = any($11::text[]::uuid[])) as portals
+    from organizations o
+    left join existing e on true
+    where o.id = $1
+  ),
+  allowed as (
+    select from checked c
+    where not coalesce(c.deleted, false)
+      and (cardinality($8::text[]) = 0 or c.access_mode <> 'groups')
+      and $4::text[] <@ c.plans
+      and (cardinality($6::text[]) = 0 or c.groups_enabled)
+      and $6::text[] <@ c.groups
+      and cardinality(c.plan_groups) = 0
+      and cardinality(c.directory_groups) = 0
+      and $9::text[] <@ c.apps
+      and array_remove($11::text[], null) <@ c.portals
+      and cardinality(c.paid_plans) = 0
+  ),
+  kept as (
+    select e.*, (e.revoked_at is not null or e.full_name is distinct from coalesce($3, e.full_name)) as changed
+    from existing e, allowed where e.deleted_at is null
+  ),
+  inserted as (
+    insert into end_users (id, organization_id, email, full_name, created_at, updated_at)
+    select gen_random_uuid(), $1, $2, coalesce($3, ''), now(), now() from allowed
+    where not exists (select 1 from existing)
+    on conflict (organization_id, email) do nothing
+    returning id, email, full_name, auth_method, email_verified_at, revoked_at, last_seen_at, created_at
+  ),
+  updated as (
+    update end_users set revoked_at = null, full_name = coalesce($3, end_users.full_name), updated_at = now()
+    from kept k where end_users.id = k.id and k.changed
+    returning end_users.id, end_users.full_name
+  ),
+  u as (
+    select i.id, i.email, i.full_name, i.auth_method, i.email_verified_at, i.revoked_at, i.last_seen_at, i.created_at,
+      true as created, null::text as full_name_before, null::timestamptz as revoked_at_before
+    from inserted i
+    union all
+    select k.id, k.email, coalesce(d.full_name, k.full_name), k.auth_method, k.email_verified_at, null, k.last_seen_at, k.created_at,
+      false, k.full_name, k.revoked_at
+    from kept k left join updated d on d.id = k.id
+  ),
+  plans as (
+    select p.id, p.name, p.credit_allowance, p.group_id from tier_plans p
+    where p.organization_id = $1 and p.id = any($4::text[]::uuid[]) and p.archived_at is null
+  ),
+  subs as (${subscriptionsUpsert("(select u.id as end_user_id, plans.id as tier_plan_id, plans.credit_allowance from u, plans)", '$5::"ProvisionedBy"', "true")}
+    returning id, tier_plan_id, credit_allowance, credits_used, credits_reset_at, created_at, (xmax = 0) as created
+  ),
+  memberships as (
+    insert into group_members (group_id, end_user_id, added_at)
+    select g.id, u.id, now() from u, (select unnest($6::text[]::uuid[]) as id union select group_id from plans where group_id is not null) g
+    on conflict do nothing
+    returning group_id
+  ),
+  granted as (
+    insert into grants (id, organization_id, end_user_id, target_kind, target_id, effect, deployment_id, source, expires_at, created_at)
+    select gen_random_uuid(), $1, u.id, x.kind, x.target, x.effect, x.deployment, $7, x.expires, now()
+    from u, unnest($8::text[], $9::text[]::uuid[], $10::text[], $11::text[]::uuid[], $12::timestamptz[]) as x(kind, target, effect, deployment, expires)
+    on conflict do nothing
+    returning target_kind, target_id, effect, deployment_id, expires_at, created_at, id
+  ),
+  ${ACCOUNT_CHANGES_SQL},
+  recorded as (${eventInsertSql(
+    13,
+    `case when u.created then 'end_user.create' else 'end_user.update' end, 'end_user', u.id::text, u.email,
+      case when u.created then 'end_user.created' else 'end_user.updated' end,
+      json_build_object('id', u.id, 'email', u.email, 'fullName', u.full_name, 'authMethod', u.auth_method, 'emailVerifiedAt', ${isoUtc("u.email_verified_at")},
+        'revokedAt', ${isoUtc("u.revoked_at")}, 'lastSeenAt', ${isoUtc("u.last_seen_at")}, 'createdAt', ${isoUtc("u.created_at")})::jsonb`,
+    "u, account_changes c where u.created or c.changes <> '{}'::jsonb",
+    "c.changes",
+  )}
+  ),
+  recorded_subscriptions as (${eventInsertSql(
+    13,
+    `'subscription.create', 'subscription', s.id::text, u.email, 'subscription.created',
+      json_build_object('id', s.id, 'endUserId', u.id, 'tierPlanId', s.tier_plan_id, 'status', 'active', 'creditAllowance', s.credit_allowance,
+        'creditsUsed', s.credits_used, 'creditsResetAt', ${isoUtc("s.credits_reset_at")})::jsonb`,
+    "u, subs s left join subscriptions was on was.id = s.id",
+    // A subscription renewed: its row as it was before this statement (the statement's snapshot).
+    `case when s.created then jsonb_build_object('tierPlanId', jsonb_build_array(null, s.tier_plan_id), 'status', jsonb_build_array(null, 'active'),
+        'creditAllowance', jsonb_build_array(null, s.credit_allowance))
+      else jsonb_build_object('status', jsonb_build_array(was.status, 'active'))
+        || case when was.credit_allowance <> s.credit_allowance then jsonb_build_object('creditAllowance', jsonb_build_array(was.credit_allowance, s.credit_allowance)) else '{}' end
+        || case when was.credits_used <> 0 then jsonb_build_object('creditsUsed', jsonb_build_array(was.credits_used, 0)) else '{}' end
+      end`,
+  )}
+  ),
+  active as (
+    select s.id, s.tier_plan_id, s.credit_allowance, s.credits_used, s.credits_reset_at, s.created_at from subs s
+    union all
+    select s.id, s.tier_plan_id, s.credit_allowance, s.credits_used, s.credits_reset_at, s.created_at from subscriptions s, u
+    where s.end_user_id = u.id and s.status = 'active' and s.tier_plan_id not in (select tier_plan_id from subs)
+  ),
+  written as (
+    select u.id, u.email, u.full_name, u.created_at, u.created,
+      (select count(*) from granted)::int as grants_created,
+      coalesce((
+        select json_agg(json_build_object(
+          'id', a.id, 'tierPlanId', a.tier_plan_id, 'tierPlanName', t.name, 'status', 'active',
+          'creditAllowance', a.credit_allowance, 'creditsUsed', a.credits_used,
+          'creditsResetAt', ${isoUtc("a.credits_reset_at")}
+        ) order by a.created_at, a.id)
+        from active a join tier_plans t on t.id = a.tier_plan_id
+      ), '[]') as subscriptions,
+      (select c.changes from account_changes c) as changes
+    from u
+  )
+  select c.*, w.*, exists (select 1 from allowed) as allowed from checked c left join written w on true`;
+
+/** What the checks read (all of it), and what was written (all null when nothing was). */
+interface ProvisionRow {
+  access_mode: "grants" | "groups";
+  groups_enabled: boolean;
+  deleted: boolean | null;
+  paid_plans: string[];
+  plans: string[];
+  groups: string[];
+  plan_groups: string[];
+  directory_groups: string[];
+  apps: string[];
+  portals: string[];
+  id: string | null;
+  email: string;
+  full_name: string;
+  created_at: Date;
+  created: boolean;
+  grants_created: number;
+  subscriptions: Subscription[];
+  /** What the call changed on the account ({} when nothing), as its audit event records it. */
+  changes: Record<string, unknown>;
+  /** No check refused the call. */
+  allowed: boolean;
+}
+
+/**
+ * Throws the first refusal of a provisioning call, in the order the API documents; the
+ * statement's `allowed` makes the same checks, so that it writes only when this throws nothing.
+ */
+function refuseProvisioning(
+  check: ProvisionRow,
+  asked: { email: string; tierPlanIds: string[]; groupIds: string[]; grants: GrantInput[] },
+): void {
+  const { email, tierPlanIds, groupIds, grants } = asked;
+  if (check.deleted)
+    throw new AppError("deleted_identity", `${email} belongs to a deleted account; it cannot be provisioned again.`);
+  if (grants.length && check.access_mode === "groups") {
+    throw new AppError(
+      "grants_unsupported",
+      "This organization manages access with groups: pass groupIds instead of grants.",
+    );
+  }
+  const missingPlan = tierPlanIds.find((id) => !check.plans.includes(id));
+  if (missingPlan) throw noLivePlan(missingPlan);
+  if (groupIds.length && !check.groups_enabled) throw groupsDisabled();
+  const missingGroup = groupIds.find((id) => !check.groups.includes(id));
+  if (missingGroup) throw new AppError("group_not_found", `No user group ${missingGroup} in this organization.`);
+  if (check.plan_groups[0]) {
+    throw new AppError(
+      "plan_group",
+      `Group ${check.plan_groups[0]} belongs to a plan and follows it: pass the plan in tierPlanIds instead.`,
+    );
+  }
+  if (check.directory_groups[0]) {
+    throw new AppError(
+      "directory_managed",
+      `Group ${check.directory_groups[0]} comes from the organization's directory: change its members there.`,
+    );
+  }
+  refuseMissingGrantTargets(grants, check.apps, check.portals);
+  if (check.paid_plans[0]) {
+    throw new AppError(
+      "live_paid_subscription",
+      `${email} holds a live paid subscription on plan ${check.paid_plans[0]}; cancel it at the payment processor first.`,
+    );
+  }
+}
+
+/**
+ * Creates or updates an end user by email with plans, groups and grants in one call. Every
+ * refusal is decided before anything is written, and the checks and the write are a single
+ * statement (PROVISION_SQL), so a call applies entirely or not at all; concurrent calls for one
+ * new email make one account (the unique email decides who creates it). One round trip,
+ * whatever the request holds: this is the call external systems make for every customer they sync.
+ */
+export const provisionEndUser = guarded(
+  { scope: "end_users:write" },
+  async function provisionEndUser(db: Db, actor: Actor, input: ProvisionEndUserInput): Promise<ProvisionEndUserOutput> {
+    return (await provisionOn(db.pool, actor, input)).result;
+  },
+);
+
+/** Where the provisioning statement runs: the pool, or one connection holding a transaction (an import). */
+export type ProvisionQueryable = Pick<pg.Pool | pg.PoolClient, "query">;
+
+/**
+ * provisionEndUser's statement on `on`, answering also what it changed on the account (`{}`
+ * when nothing): an import (services/end-user-import.ts) runs it inside a transaction it
+ * commits, or rolls back for a dry run, so its rows follow the rules of POST /end-users exactly.
+ */
+export async function provisionOn(
+  on: ProvisionQueryable,
+  actor: Actor,
+  input: ProvisionEndUserInput,
+): Promise<{ result: ProvisionEndUserOutput; changes: Record<string, unknown> }> {
+  const email = normalizeEmail(input.email);
+  const tierPlanIds = [...new Set(input.tierPlanIds ?? [])];
+  const groupIds = [...new Set(input.groupIds ?? [])];
+  const grants = [...new Map((input.grants ?? []).map((grant) => [grantKey(grant), grant])).values()];
+
+  // A named statement is parsed and planned once per connection, not on every call.
+  const provision = () =>
+    on.query<ProvisionRow>({
+      name: "atrium_provision",
+      text: PROVISION_SQL,
+      values: [
+        actor.organizationId,
+        email,
+        input.fullName ?? null,
+        tierPlanIds,
+        provisionedBy(actor),
+        groupIds,
+        channelOf(actor),
+        grants.map((grant) => grant.targetKind),
+        grants.map((grant) => grant.targetId),
+        grants.map((grant) => grant.effect ?? "allow"),
+        grants.map((grant) => grant.deploymentId ?? null),
+        grants.map((grant) => grant.expiresAt ?? null),
+        ...eventSqlActorParams(actor),
+      ],
+    });
+  let row = (await provision()).rows[0];
+  // Allowed, yet nothing written: another call created this email after the statement began.
+  // Run once more, now that the account is there to update.
+  if (row?.id === null && row.allowed) row = (await provision()).rows[0];
+  if (!row) throw new AppError("not_found", "No organization with that id.");
+  if (row.id === null) {
+    refuseProvisioning(row, { email, tierPlanIds, groupIds, grants });
+    // Allowed, yet the write matched nothing: the account was deleted meanwhile.
+    throw new AppError("deleted_identity", `${email} belongs to a deleted account; it cannot be provisioned again.`);
+  }
+  return {
+    result: {
+      endUser: { id: row.id, email: row.email, fullName: row.full_name, createdAt: row.created_at.toISOString() },
+      created: row.created,
+      subscriptions: row.subscriptions,
+      grantsCreated: row.grants_created,
+    },
+    changes: row.changes ?? {},
+  };
+}
+
+function endUserTarget(user: { id: string; email: string }) {
+  return { type: "end_user", id: user.id, label: user.email };
+}
+
+/** The end user's row as it is now, locked until the transaction ends (a write's true "before"). */
+async function lockedEndUser(tx: Tx, actor: Actor, endUserId: string) {
+  await tx.$queryRaw`select 1 from end_users where id = ${endUserId}::uuid and organization_id = ${actor.organizationId}::uuid
+    for no key update`;
+  return findEndUser(tx, actor, endUserId);
+}
+
+async function findEndUser(db: Db | Tx, actor: Actor, endUserId: string) {
+  const user = await db.endUser.findFirst({
+    where: { id: endUserId, organizationId: actor.organizationId, deletedAt: null },
+  });
+  if (!user) throw new AppError("not_found", "No end user with that id.");
+  return user;
+}
+
+/**
+ * The end user with every subscription and grant in one statement on the pool (a hot read): the
+ * credit pools due for their monthly reset are reset in the same statement, and the answer shows
+ * them reset, as settleCreditResets() and three reads did before.
+ */
+const END_USER_DETAIL = `
+  with settled as (
+    update subscriptions s set ${POOL_RESET_SET_SQL}
+    from end_users u
+    where u.id = s.end_user_id and u.organization_id = $1 and s.end_user_id = $2 and ${POOL_RESET_DUE_SQL}
+    returning s.id, s.credits_used, s.bonus_credits, s.credits_reset_at
+  )
+  select json_build_object(
+    'id', u.id, 'email', u.email, 'fullName', u.full_name, 'authMethod', u.auth_method,
+    'emailVerifiedAt', ${isoUtc("u.email_verified_at")}, 'revokedAt', ${isoUtc("u.revoked_at")},
+    'suspendedAt', ${isoUtc("u.suspended_at")}, 'lastSeenAt', ${isoUtc("u.last_seen_at")}, 'createdAt', ${isoUtc("u.created_at")},
+    'subscriptions', coalesce((
+      select json_agg(json_build_object(
+        'id', s.id, 'tierPlanId', s.tier_plan_id, 'tierPlanName', p.name, 'status', s.status,
+        'creditAllowance', s.credit_allowance, 'creditsUsed', coalesce(r.credits_used, s.credits_used),
+        'creditsResetAt', ${isoUtc("coalesce(r.credits_reset_at, s.credits_reset_at)")},
+        'provisionedBy', s.provisioned_by, 'isComped', s.is_comped, 'bonusCredits', coalesce(r.bonus_credits, s.bonus_credits)
+      ) order by s.created_at, s.id)
+      from subscriptions s join tier_plans p on p.id = s.tier_plan_id left join settled r on r.id = s.id
+      where s.end_user_id = u.id), '[]'::json),
+    'grants', coalesce((
+      select json_agg(json_build_object(
+        'id', g.id, 'targetKind', g.target_kind, 'targetId', g.target_id, 'effect', g.effect,
+        'deploymentId', g.deployment_id, 'source', g.source, 'expiresAt', ${isoUtc("g.expires_at")}
+      ) order by g.created_at, g.id)
+      from grants g where g.end_user_id = u.id and g.organization_id = $1), '[]'::json)
+  ) as detail
+  from end_users u
+  where u.id = $2 and u.organization_id = $1 and u.deleted_at is null`;
+
+export const getEndUser = guarded(
+  { scope: "end_users:read" },
+  async function getEndUser(db: Db, actor: Actor, input: { endUserId: string }): Promise<EndUserDetail> {
+    const { rows } = await db.pool.query<{ detail: EndUserDetail }>({
+      name: "atrium_end_user_detail",
+      text: END_USER_DETAIL,
+      values: [actor.organizationId, input.endUserId],
+    });
+    if (!rows[0]) throw new AppError("not_found", "No end user with that id.");
+    return rows[0].detail;
+  },
+);
+
+/** A sort of the end-user list: its ORDER BY, and the keyset condition after a row of it (`$k` the key, `$i` the id). */
+const LIST_SORTS: Record<
+  EndUserSort,
+  { order: string; after: (k: string, i: string) => string; key: (row: ListRow) => unknown }
+> = {
+  created: {
+    order: "u.created_at, u.id",
+    after: (k, i) => `(u.created_at, u.id) > (${k}::timestamptz, ${i}::uuid)`,
+    key: (row) => row.created_at.toISOString(),
+  },
+  newest: {
+    order: "u.created_at desc, u.id desc",
+    after: (k, i) => `(u.created_at, u.id) < (${k}::timestamptz, ${i}::uuid)`,
+    key: (row) => row.created_at.toISOString(),
+  },
+  email: {
+    order: "u.email, u.id",
+    after: (k, i) => `(u.email, u.id) > (${k}::text, ${i}::uuid)`,
+    key: (row) => row.email,
+  },
+  // Latest visit first, those never seen last.
+  lastSeen: {
+    order: "u.last_seen_at desc nulls last, u.id",
+    after: (k, i) =>
+      `(case when ${k}::timestamptz is null then u.last_seen_at is null and u.id > ${i}::uuid
+        else u.last_seen_at < ${k}::timestamptz or (u.last_seen_at = ${k}::timestamptz and u.id > ${i}::uuid) or u.last_seen_at is null end)`,
+    key: (row) => row.last_seen_at?.toISOString() ?? null,
+  },
+  // Credits left as of the read (`c`, the lateral sum below): a pool that changes between two
+  // pages can move its end user past the cursor, as any keyset over a live value.
+  creditsLeft: {
+    order: "c.credits_left, u.id",
+    after: (k, i) => `(c.credits_left, u.id) > (${k}::bigint, ${i}::uuid)`,
+    key: (row) => Number(row.credits_left),
+  },
+  creditsLeftDesc: {
+    order: "c.credits_left desc, u.id desc",
+    after: (k, i) => `(c.credits_left, u.id) < (${k}::bigint, ${i}::uuid)`,
+    key: (row) => Number(row.credits_left),
+  },
+};
+
+const COUNT_SORTS: readonly EndUserSort[] = ["creditsLeft", "creditsLeftDesc"];
+
+type ListRow = {
+  id: string;
+  email: string;
+  full_name: string;
+  auth_method: string;
+  email_verified_at: Date | null;
+  revoked_at: Date | null;
+  suspended_at: Date | null;
+  last_seen_at: Date | null;
+  created_at: Date;
+  plans: { id: string; name: string }[];
+  groups: { id: string; name: string }[];
+  credits_left: string;
+};
+
+function listCursor(sort: EndUserSort, row: ListRow): string {
+  return Buffer.from(JSON.stringify([sort, LIST_SORTS[sort].key(row), row.id])).toString("base64url");
+}
+
+function readListCursor(sort: EndUserSort, cursor: string): [unknown, string] {
+  try {
+    const [of, key, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as [unknown, unknown, unknown];
+    const keyOk = COUNT_SORTS.includes(sort)
+      ? Number.isSafeInteger(key) && (key as number) >= 0
+      : key === null
+        ? sort === "lastSeen"
+        : typeof key === "string";
+    if (of === sort && keyOk && typeof id === "string" && /^[0-9a-f-]{36}$/i.test(id)) {
+      if (sort === "email" || typeof key !== "string" || !Number.isNaN(Date.parse(key))) return [key, id];
+    }
+  } catch {
+    // answered below
+  }
+  throw new AppError("invalid_request", "Invalid request: cursor is not a cursor this list handed out.", {
+    problems: [{ path: "cursor", message: "Unknown or malformed cursor, or one of another sort" }],
+  });
+}
+
+const STATUS_SQL: Record<EndUserStatus, string> = {
+  active: "u.revoked_at is null and u.suspended_at is null",
+  revoked: "u.revoked_at is not null",
+  suspended: "u.suspended_at is not null and u.revoked_at is null",
+};
+
+/**
+ * A page of end users with what the console shows at a glance: plans held, groups (plans' own
+ * left out, the plan says it), credits left in every active pool as of now, last seen and status.
+ * The filters are semi-joins probed per end user while the organization's index of the sort is
+ * walked in page order, so a page costs about (page size ÷ the filter's share) rows. Sorted by
+ * credits left, no index holds the order: each page sums the pools of every end user the
+ * filters keep (a subscription index probe each), so its cost grows with the organization.
+ */
+export const listEndUsers = guarded(
+  { scope: "end_users:read" },
+  async function listEndUsers(
+    db: Db,
+    actor: Actor,
+    input: {
+      limit: number;
+      cursor?: string;
+      email?: string;
+      query?: string;
+      tierPlanId?: string;
+      groupId?: string;
+      status?: EndUserStatus;
+      sort?: EndUserSort;
+    },
+  ): Promise<{ endUsers: EndUserListItem[]; nextCursor: string | null }> {
+    const sort = input.sort ?? "created";
+    const values: unknown[] = [actor.organizationId];
+    const param = (value: unknown) => `$${values.push(value)}`;
+    const where = ["u.organization_id = $1", "u.deleted_at is null"];
+    if (input.tierPlanId)
+      where.push(
+        `exists (select 1 from subscriptions s where s.end_user_id = u.id and s.tier_plan_id = ${param(input.tierPlanId)}::uuid and s.status = 'active')`,
+      );
+    if (input.groupId)
+      where.push(
+        `exists (select 1 from group_members m where m.end_user_id = u.id and m.group_id = ${param(input.groupId)}::uuid)`,
+      );
+    if (input.email) where.push(`u.email = ${param(normalizeEmail(input.email))}`);
+    if (input.query?.trim()) {
+      const pattern = param(`%${likeEscaped(input.query.trim())}%`);
+      where.push(`(u.email ilike ${pattern} or u.full_name ilike ${pattern})`);
+    }
+    if (input.status) where.push(STATUS_SQL[input.status]);
+    if (input.cursor) {
+      const [key, id] = readListCursor(sort, input.cursor);
+      where.push(LIST_SORTS[sort].after(param(key), param(id)));
+    }
+    const rows = await db.$queryRawUnsafe<ListRow[]>(
+      `select u.id, u.email, u.full_name, u.auth_method, u.email_verified_at, u.revoked_at, u.suspended_at, u.last_seen_at, u.created_at,
+        coalesce((select json_agg(json_build_object('id', p.id, 'name', p.name) order by s.created_at, s.id)
+          from subscriptions s join tier_plans p on p.id = s.tier_plan_id where s.end_user_id = u.id and s.status = 'active'), '[]') as plans,
+        coalesce((select json_agg(json_build_object('id', g.id, 'name', g.name) order by g.name, g.id)
+          from group_members m join user_groups g on g.id = m.group_id
+          where m.end_user_id = u.id and g.organization_id = u.organization_id
+            and not exists (select 1 from tier_plans t where t.group_id = g.id)), '[]') as groups,
+        c.credits_left::text as credits_left
+      from end_users u
+      cross join lateral (select coalesce(sum(greatest(0, ${POOL_LEFT_SQL})), 0)::bigint as credits_left
+        from subscriptions s where s.end_user_id = u.id and s.status = 'active') c
+      where ${where.join(" and ")}
+      order by ${LIST_SORTS[sort].order}
+      limit ${param(input.limit + 1)}`,
+      ...values,
+    );
+    const page = rows.slice(0, input.limit);
+    const last = page[page.length - 1];
+    return {
+      endUsers: page.map((row) => ({
+        ...toEndUser({
+          id: row.id,
+          email: row.email,
+          fullName: row.full_name,
+          authMethod: row.auth_method,
+          emailVerifiedAt: row.email_verified_at,
+          revokedAt: row.revoked_at,
+          suspendedAt: row.suspended_at,
+          lastSeenAt: row.last_seen_at,
+          createdAt: row.created_at,
+        }),
+        plans: row.plans,
+        groups: row.groups,
+        creditsLeft: Number(row.credits_left),
+      })),
+      nextCursor: rows.length > input.limit && last ? listCursor(sort, last) : null,
+    };
+  },
+);
+
+export const updateEndUser = guarded(
+  { scope: "end_users:write" },
+  async function updateEndUser(
+    db: Db,
+    actor: Actor,
+    input: { endUserId: string; fullName?: string },
+  ): Promise<EndUser> {
+    const user = await findEndUser(db, actor, input.endUserId);
+    if (input.fullName === undefined || input.fullName === user.fullName) return toEndUser(user);
+    return db.$transaction(async (tx) => {
+      // The row as it is now, locked: the event's "before", and nothing recorded if it already reads so.
+      const current = await lockedEndUser(tx, actor, user.id);
+      if (current.fullName === input.fullName) return toEndUser(current);
+      const row = await tx.endUser.update({
+        where: { id: user.id, organizationId: actor.organizationId },
+        data: { fullName: input.fullName },
+      });
+      await recordEvent(tx, actor, {
+        action: "end_user.update",
+        target: endUserTarget(row),
+        changes: changesBetween(current, row, ["fullName"]),
+        data: toEndUser(row),
+      });
+      return toEndUser(row);
+    });
+  },
+);
+
+/** A revoked account loses access until it is provisioned again (POST /end-users restores it). */
+export const revokeEndUser = guarded(
+  { scope: "end_users:write" },
+  async function revokeEndUser(db: Db, actor: Actor, input: { endUserId: string }): Promise<EndUser> {
+    const user = await findEndUser(db, actor, input.endUserId);
+    if (user.revokedAt) return toEndUser(user);
+    // Their portal sessions end with the revocation (and stay ended if they are provisioned again).
+    const revokedAt = new Date();
+    const [revoked] = await db.$transaction([
+      db.endUser.update({ where: { id: user.id, organizationId: actor.organizationId }, data: { revokedAt } }),
+      recordEvent(db, actor, {
+        action: "end_user.revoke",
+        target: endUserTarget(user),
+        changes: { revokedAt: [null, revokedAt] },
+        data: toEndUser({ ...user, revokedAt }),
+      }),
+      db.endUserSession.deleteMany({ where: { endUserId: user.id } }),
+      db.endUserSignInCode.deleteMany({ where: { endUserId: user.id } }),
+    ]);
+    return toEndUser(revoked);
+  },
+);
+
+/**
+ * Marks the identity deleted: its subscriptions end, its grants and memberships go, its name is
+ * forgotten, and the email can never be provisioned again (deleted_identity).
+ */
+export const deleteEndUser = guarded(
+  { scope: "end_users:write", may: "delete" },
+  async function deleteEndUser(db: Db, actor: Actor, input: { endUserId: string }): Promise<void> {
+    const user = await findEndUser(db, actor, input.endUserId);
+    await db.$transaction([
+      db.subscription.updateMany({ where: { endUserId: user.id }, data: { status: "canceled" } }),
+      db.grant.deleteMany({ where: { endUserId: user.id } }),
+      db.groupMember.deleteMany({ where: { endUserId: user.id } }),
+      db.endUserSession.deleteMany({ where: { endUserId: user.id } }),
+      db.endUserSignInCode.deleteMany({ where: { endUserId: user.id } }),
+      // A deleted end user stays deleted: the directory users that stood for them now stand for none.
+      db.directoryUser.updateMany({
+        where: { endUserId: user.id, organizationId: actor.organizationId },
+        data: { endUserId: null },
+      }),
+      db.endUser.update({
+        where: { id: user.id, organizationId: actor.organizationId },
+        data: { deletedAt: new Date(), revokedAt: user.revokedAt ?? new Date(), fullName: "" },
+      }),
+      recordEvent(db, actor, {
+        action: "end_user.delete",
+        target: endUserTarget(user),
+        data: { id: user.id, email: user.email, deleted: true },
+      }),
+    ]);
+  },
+);
+
+/** Ends a subscription; a plan paid at the processor must be canceled there. */
+export const removeSubscription = guarded(
+  { scope: "end_users:write", may: "delete" },
+  async function removeSubscription(
+    db: Db,
+    actor: Actor,
+    input: { endUserId: string; tierPlanId: string },
+  ): Promise<void> {
+    const user = await findEndUser(db, actor, input.endUserId);
+    const subscription = await db.subscription.findFirst({
+      where: { endUserId: user.id, tierPlanId: input.tierPlanId, status: "active" },
+      include: { tierPlan: { select: { groupId: true } } },
+    });
+    if (!subscription) throw new AppError("not_found", "This end user holds no active subscription on that plan.");
+    if (subscription.provisionedBy === "processor") {
+      throw new AppError(
+        "live_paid_subscription",
+        "This plan is paid at the payment processor; cancel it there first.",
+      );
+    }
+    await db.$transaction([
+      db.subscription.update({ where: { id: subscription.id }, data: { status: "canceled" } }),
+      recordEvent(db, actor, {
+        action: "subscription.cancel",
+        target: { type: "subscription", id: subscription.id, label: user.email },
+        changes: { status: ["active", "canceled"] },
+        data: { id: subscription.id, endUserId: user.id, tierPlanId: subscription.tierPlanId, status: "canceled" },
+      }),
+      ...(subscription.tierPlan.groupId
+        ? [db.groupMember.deleteMany({ where: { groupId: subscription.tierPlan.groupId, endUserId: user.id } })]
+        : []),
+    ]);
+  },
+);
+
+export const removeEndUserGrant = guarded(
+  { scope: "end_users:write", may: "delete" },
+  async function removeEndUserGrant(
+    db: Db,
+    actor: Actor,
+    input: { endUserId: string; grantId: string },
+  ): Promise<void> {
+    const user = await findEndUser(db, actor, input.endUserId);
+    const remove = (tx: Tx) =>
+      tx.grant.deleteMany({ where: { id: input.grantId, organizationId: actor.organizationId, endUserId: user.id } });
+    const { count } = await recorded(db, actor, remove, ({ count }) =>
+      count ? { action: "grant.delete", target: { type: "grant", id: input.grantId, label: user.email } } : null,
+    );
+    if (count === 0) throw new AppError("not_found", "No grant with that id on this end user.");
+  },
+);
+
+/** Records a live paid subscription at the payment processor (admin CLI `billing link`). */
+export const linkProcessorSubscription = guarded(
+  { scope: "end_users:write", may: "grant" },
+  async function linkProcessorSubscription(
+    db: Db,
+    actor: Actor,
+    input: { endUserId: string; tierPlanId: string },
+  ): Promise<SubscriptionDetail> {
+    const user = await findEndUser(db, actor, input.endUserId);
+    const plan = await liveTierPlan(db, actor.organizationId, input.tierPlanId);
+    return db.$transaction(async (tx) => {
+      const [was] = await tx.$queryRaw<{ status: string; provisionedBy: string; isComped: boolean }[]>`
+        select status, provisioned_by::text as "provisionedBy", is_comped as "isComped" from subscriptions
+        where end_user_id = ${user.id}::uuid and tier_plan_id = ${plan.id}::uuid
+        for no key update`;
+      await tx.subscription.updateMany({
+        where: { endUserId: user.id, tierPlanId: plan.id, status: "active" },
+        data: { provisionedBy: "processor", isComped: false },
+      });
+      await subscribe(tx, user.id, [plan], "processor");
+      const row = await tx.subscription.findUniqueOrThrow({
+        where: { endUserId_tierPlanId: { endUserId: user.id, tierPlanId: plan.id } },
+        select: subscriptionSelect,
+      });
+      const before = was ?? { status: null, provisionedBy: null, isComped: null };
+      const changes = changesBetween(before, row, ["status", "provisionedBy", "isComped"]);
+      if (Object.keys(changes).length > 0) {
+        await recordEvent(tx, actor, {
+          action: "subscription.link",
+          target: { type: "subscription", id: row.id, label: user.email },
+          changes,
+        });
+      }
+      return toSubscriptionDetail(row);
+    });
+  },
+);

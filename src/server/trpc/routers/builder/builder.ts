@@ -1,0 +1,323 @@
+// REST and console procedures of agents, flows and apps: one factory, three routers. Each
+// procedure is one call into services/builder/builder.ts. Static segments (/draft, /versions,
+// /publish) are registered ahead of the bare `{id}` routes.
+import { z } from "zod";
+import {
+  Agent,
+  AgentPatch,
+  App,
+  AppPatch,
+  Flow,
+  FlowPatch,
+  ListItemsQuery,
+  listFieldsQuery,
+  AgentListRow,
+  AppListRow,
+  FlowListRow,
+  NODE_TYPES_DESCRIPTION,
+  PublishInput,
+  PublishSummary,
+  VersionWithDocument,
+  Version,
+  type BuilderKind,
+} from "@/schemas/builder/builder";
+import { ListOrder, ListQuery, nameText, NextCursor, TimestampInput, Uuid } from "@/schemas/common";
+import type { ErrorCode } from "@/server/errors";
+import {
+  createItem,
+  deleteItem,
+  deployVersion,
+  getDraft,
+  getLive,
+  listItems,
+  listVersions,
+  patchDraft,
+  publishItem,
+} from "@/server/services/builder/builder";
+import { writesKind } from "@/server/services/support/builder-kinds";
+import { router, scopedProcedure } from "../../init";
+import { entityTag, ifMatchOf } from "../../entity-tags";
+
+function keyed<K extends string, T extends z.ZodType>(key: K, schema: T) {
+  return z.strictObject({ [key]: schema } as { [P in K]: T });
+}
+
+interface KindRoute<
+  One extends string,
+  Many extends string,
+  Id extends string,
+  Shape extends z.ZodRawShape,
+  View extends z.ZodType,
+  Row extends z.ZodType,
+> {
+  kind: BuilderKind;
+  one: One;
+  many: Many;
+  idKey: Id;
+  tag: string;
+  patch: z.ZodObject<Shape>;
+  view: View;
+  listRow: Row;
+  /** Codes a draft write can answer besides conflict and not_found. */
+  draftErrors: ErrorCode[];
+  publishErrors: ErrorCode[];
+  notes: string;
+}
+
+const DRAFT_PRECONDITIONS = z.object({
+  "If-Unmodified-Since": z
+    .string()
+    .optional()
+    .meta({ description: "HTTP date; the write is refused with `conflict` when the draft changed after it" }),
+  "If-Match": z.string().optional().meta({
+    description:
+      "The draft's `ETag` last read (or `*`); the write is refused with 412 `precondition_failed` when the draft is at another version",
+  }),
+});
+
+function builderRouter<
+  One extends string,
+  Many extends string,
+  Id extends string,
+  Shape extends z.ZodRawShape,
+  View extends z.ZodType,
+  Row extends z.ZodType,
+>(route: KindRoute<One, Many, Id, Shape, View, Row>) {
+  const { kind, one, many, idKey, tag } = route;
+  const path = (suffix = "") => `/${many}${suffix}` as `/${string}`;
+  const base = path();
+  const item = path(`/{${idKey}}`);
+  const sub = (suffix: string) => path(`/{${idKey}}${suffix}`);
+  const IdInput = keyed(idKey, Uuid);
+  const ViewOutput = keyed(one, route.view);
+  const PublishOutput = z.object({ ...keyed(one, PublishSummary).shape, version: Version });
+  // The generic factory cannot name the per-kind input types; each input is parsed by its schema.
+  const fields = (input: unknown) => input as Record<string, unknown>;
+  const idOf = (input: unknown) => fields(input)[idKey] as string;
+
+  return router({
+    create: scopedProcedure(createItem.requirementFor(kind))
+      .meta({
+        openapi: {
+          method: "POST",
+          path: base,
+          tags: [tag],
+          summary: `Create a draft ${one}`,
+          description: `Creates an unpublished draft ${one}. The body takes \`name\` (required) and any draft field. ${route.notes}`,
+        },
+        errors: route.draftErrors,
+        successStatus: 201,
+      })
+      .input(route.patch.extend({ name: nameText }))
+      .output(ViewOutput)
+      .mutation(async ({ ctx, input }) => {
+        const created = await createItem(ctx.db, ctx.actor, kind, fields(input));
+        ctx.response.status = 201;
+        return { [one]: created } as never;
+      }),
+    list: scopedProcedure(listItems.requirementFor(kind))
+      .meta({
+        openapi: {
+          method: "GET",
+          path: base,
+          tags: [tag],
+          summary: `List published ${many}`,
+          description: `Published ${many} with their live version's fields, ordered by creation time then id. \`include=drafts\` lists unpublished ones too and needs the \`${writesKind(kind).scope}\` scope. \`fields\` keeps only the named fields.`,
+        },
+      })
+      .input(z.strictObject({ ...ListItemsQuery, fields: listFieldsQuery(kind) }))
+      .output(z.object({ ...keyed(many, z.array(route.listRow)).shape, nextCursor: NextCursor }))
+      .query(async ({ ctx, input }) => {
+        const { items, nextCursor } = await listItems(ctx.db, ctx.actor, kind, input);
+        return { [many]: items, nextCursor } as never;
+      }),
+    getDraft: scopedProcedure(getDraft.requirementFor(kind))
+      .meta({
+        openapi: {
+          method: "GET",
+          path: sub("/draft"),
+          tags: [tag],
+          summary: `Get the ${one} draft`,
+          description: `The editable draft, published or not. Its \`ETag\` names this version of the draft for \`If-Match\`.`,
+        },
+        errors: ["not_found"],
+        etag: true,
+      })
+      .input(IdInput)
+      .output(ViewOutput)
+      .query(async ({ ctx, input }) => {
+        const draft = await getDraft(ctx.db, ctx.actor, kind, idOf(input));
+        ctx.response.headers.set("ETag", entityTag(draft.updatedAt as string));
+        return { [one]: draft } as never;
+      }),
+    patchDraft: scopedProcedure(patchDraft.requirementFor(kind))
+      .meta({
+        openapi: {
+          method: "PATCH",
+          path: sub("/draft"),
+          tags: [tag],
+          summary: `Update the ${one} draft`,
+          description: `Only the fields passed change; arrays replace the whole set; nested objects (${kind === "agent" ? "`identity`, `builtIns`" : kind === "app" ? "`api`" : "none for flows"}) merge. \`expectedUpdatedAt\` (the \`updatedAt\` last read) or the header \`If-Unmodified-Since\` refuses the write with \`conflict\` when the draft changed meanwhile, and \`If-Match\` with a tag other than the draft's current \`ETag\` refuses it with 412 \`precondition_failed\`; nothing is written. ${route.notes}`,
+          requestHeaders: DRAFT_PRECONDITIONS,
+        },
+        errors: ["not_found", "conflict", "precondition_failed", ...route.draftErrors],
+        etag: true,
+      })
+      .input(
+        IdInput.extend(route.patch.shape).extend({
+          expectedUpdatedAt: TimestampInput.optional().meta({ description: "The `updatedAt` last read" }),
+        }),
+      )
+      .output(ViewOutput)
+      .mutation(async ({ ctx, input }) => {
+        const { [idKey]: id, expectedUpdatedAt, ...patch } = fields(input);
+        const updated = await patchDraft(ctx.db, ctx.actor, kind, id as string, patch, {
+          expectedUpdatedAt: expectedUpdatedAt as string | undefined,
+          ifUnmodifiedSince: ctx.requestHeaders?.get("if-unmodified-since") ?? undefined,
+          ifMatch: ifMatchOf(ctx.requestHeaders),
+        });
+        ctx.response.headers.set("ETag", entityTag(updated.updatedAt as string));
+        return { [one]: updated } as never;
+      }),
+    publish: scopedProcedure(publishItem.requirementFor(kind))
+      .meta({
+        openapi: {
+          method: "POST",
+          path: sub("/publish"),
+          tags: [tag],
+          summary: `Publish the ${one} draft as a new version`,
+          description: `Snapshots the draft as version \`versionCount + 1\`. Unless \`deployToProduction\` is false it becomes the live version (\`productionVersionId\`).${kind === "app" ? " Pins the adviser and each member at its production version; a member published later is used only once the app is published again. An unpublished adviser or member gives `unpublished_dependencies`." : ""}`,
+        },
+        errors: ["not_found", ...route.publishErrors],
+      })
+      .input(IdInput.extend(PublishInput))
+      .output(PublishOutput)
+      .mutation(async ({ ctx, input }) => {
+        const { summary, version } = await publishItem(ctx.db, ctx.actor, kind, idOf(input), fields(input));
+        return { [one]: summary, version } as never;
+      }),
+    versions: scopedProcedure(listVersions.requirementFor(kind))
+      .meta({
+        openapi: {
+          method: "GET",
+          path: sub("/versions"),
+          tags: [tag],
+          summary: `List the ${one}'s versions`,
+          description:
+            "Oldest first (`order=newest` for the latest first, as the console shows them); each with the document as published.",
+        },
+        errors: ["not_found"],
+      })
+      .input(IdInput.extend({ ...ListQuery.shape, order: ListOrder }))
+      .output(z.object({ versions: z.array(VersionWithDocument), nextCursor: NextCursor }))
+      .query(
+        ({ ctx, input }) =>
+          listVersions(
+            ctx.db,
+            ctx.actor,
+            kind,
+            idOf(input),
+            fields(input) as { limit: number; cursor?: string; order: ListOrder },
+          ) as never,
+      ),
+    deploy: scopedProcedure(deployVersion.requirementFor(kind))
+      .meta({
+        openapi: {
+          method: "POST",
+          path: sub("/versions/{versionId}/deploy"),
+          tags: [tag],
+          summary: `Make a version of the ${one} live (rollback)`,
+          description: `Makes an existing version the live one again: \`productionVersionId\` points at it and it becomes \`isProduction\`. The draft is untouched.`,
+        },
+        errors: ["not_found"],
+      })
+      .input(IdInput.extend({ versionId: Uuid }))
+      .output(PublishOutput)
+      .mutation(async ({ ctx, input }) => {
+        const { summary, version } = await deployVersion(
+          ctx.db,
+          ctx.actor,
+          kind,
+          idOf(input),
+          fields(input).versionId as string,
+        );
+        return { [one]: summary, version } as never;
+      }),
+    get: scopedProcedure(getLive.requirementFor(kind))
+      .meta({
+        openapi: {
+          method: "GET",
+          path: item,
+          tags: [tag],
+          summary: `Get the live ${one}`,
+          description: `The live version. An unpublished ${one} answers \`not_found\`.`,
+        },
+        errors: ["not_found"],
+      })
+      .input(IdInput)
+      .output(ViewOutput)
+      .query(async ({ ctx, input }) => ({ [one]: await getLive(ctx.db, ctx.actor, kind, idOf(input)) }) as never),
+    delete: scopedProcedure(deleteItem.requirementFor(kind))
+      .meta({
+        openapi: {
+          method: "DELETE",
+          path: item,
+          tags: [tag],
+          summary: `Delete the ${one}`,
+          description: `Deletes the ${one} with its versions. A personal key needs the admin role. Answers 204.`,
+        },
+        errors: ["not_found"],
+        successStatus: 204,
+      })
+      .input(IdInput)
+      .output(z.void())
+      .mutation(async ({ ctx, input }) => {
+        await deleteItem(ctx.db, ctx.actor, kind, idOf(input));
+        ctx.response.status = 204;
+      }),
+  });
+}
+
+export const agentsRouter = builderRouter({
+  kind: "agent",
+  one: "agent",
+  many: "agents",
+  idKey: "agentId",
+  tag: "Agents",
+  patch: AgentPatch,
+  view: Agent,
+  listRow: AgentListRow,
+  draftErrors: ["invalid_model", "knowledgebase_not_found", "flow_not_found", "mcp_connection_not_found"],
+  publishErrors: ["invalid_model", "knowledgebase_not_found", "flow_not_found", "mcp_connection_not_found"],
+  notes:
+    "`model` must be listed by `GET /models` (else `invalid_model`); `knowledge` items are `{knowledgebaseId}` (the title is read back) and `flows` are flow ids of the organization; `integrations[].toolkit` names an MCP connection. A knowledgebase, flow or connection the organization does not have is 422 `knowledgebase_not_found`, `flow_not_found` or `mcp_connection_not_found`, nothing written.",
+});
+
+export const flowsRouter = builderRouter({
+  kind: "flow",
+  one: "flow",
+  many: "flows",
+  idKey: "flowId",
+  tag: "Flows",
+  patch: FlowPatch,
+  view: Flow,
+  listRow: FlowListRow,
+  draftErrors: ["invalid_workflow"],
+  publishErrors: ["invalid_workflow"],
+  notes: `Writing \`nodes\` validates the whole graph; problems answer \`invalid_workflow\` with \`feedback: [{nodeId?, message}]\` and nothing is written. A node still missing its required data is kept in the draft; publishing (and a test run of the draft) refuses it the same way.\n\n${NODE_TYPES_DESCRIPTION}`,
+});
+
+export const appsRouter = builderRouter({
+  kind: "app",
+  one: "app",
+  many: "apps",
+  idKey: "appId",
+  tag: "Apps",
+  patch: AppPatch,
+  view: App,
+  listRow: AppListRow,
+  draftErrors: ["agent_not_found", "flow_not_found"],
+  publishErrors: ["unpublished_dependencies"],
+  notes:
+    "`adviser` is written as `{id}` (an agent) or null; `members` items are `{id, kind, position?}` (`name` and `published` are read back; `position` defaults to array order); `api` merges into the current config. An adviser or member the organization does not have is 422 `agent_not_found` or `flow_not_found`, nothing written.",
+});

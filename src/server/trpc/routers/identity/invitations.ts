@@ -1,0 +1,65 @@
+// Invitations: the console's admins invite, list, resend and revoke; the invitee, holding only
+// the link, reads what it offers and accepts it (public procedures, signed in on success).
+import { z } from "zod";
+import {
+  AcceptInvitationInput,
+  CreateInvitationInput,
+  Invitation,
+  InvitationIdInput,
+  InvitationList,
+  InvitationPreview,
+  InvitationTokenInput,
+  ListInvitationsInput,
+  Member,
+} from "@/schemas/identity/member";
+import { MfaChallenge } from "@/schemas/identity/mfa";
+import { requestOrigin } from "@/server/auth/actor";
+import { sessionCookie } from "@/server/auth/cookies";
+import {
+  acceptInvitation,
+  createInvitation,
+  listInvitations,
+  previewInvitation,
+  resendInvitation,
+  revokeInvitation,
+} from "@/server/services/identity/invitations";
+import { memberProcedure, publicProcedure, router } from "../../init";
+
+export const invitationsRouter = router({
+  create: memberProcedure(createInvitation.requirement)
+    .input(CreateInvitationInput)
+    .output(Invitation)
+    .mutation(({ ctx, input }) => createInvitation(ctx.db, ctx.actor, input)),
+  list: memberProcedure(listInvitations.requirement)
+    .input(ListInvitationsInput)
+    .output(InvitationList)
+    .query(({ ctx, input }) => listInvitations(ctx.db, ctx.actor, input)),
+  resend: memberProcedure(resendInvitation.requirement)
+    .input(InvitationIdInput)
+    .output(Invitation)
+    .mutation(({ ctx, input }) => resendInvitation(ctx.db, ctx.actor, input)),
+  revoke: memberProcedure(revokeInvitation.requirement)
+    .input(InvitationIdInput)
+    .output(Invitation)
+    .mutation(({ ctx, input }) => revokeInvitation(ctx.db, ctx.actor, input)),
+  preview: publicProcedure
+    .input(InvitationTokenInput)
+    .output(InvitationPreview)
+    .query(({ ctx, input }) => previewInvitation(ctx.db, input)),
+  accept: publicProcedure
+    .input(AcceptInvitationInput)
+    .output(z.object({ member: Member, mfa: MfaChallenge.optional() }))
+    .mutation(async ({ ctx, input }) => {
+      const accepted = await acceptInvitation(
+        ctx.db,
+        input,
+        requestOrigin({ headers: ctx.requestHeaders ?? new Headers() }, ctx.requestId, "console"),
+      );
+      // A second step follows (the member's factor, or enrolling one): no session yet.
+      if ("mfa" in accepted)
+        return { member: accepted.member, mfa: { ...accepted.mfa, expiresAt: accepted.mfa.expiresAt.toISOString() } };
+      const { session } = accepted;
+      ctx.response.headers.append("Set-Cookie", sessionCookie(session.token, session.expiresAt, ctx.secureCookies));
+      return { member: accepted.member };
+    }),
+});

@@ -1,0 +1,418 @@
+import { z } from "zod";
+import {
+  CreateKnowledgebaseInput,
+  CreateKnowledgebaseOutput,
+  Knowledgebase,
+  KnowledgebaseIdInput,
+  ListKnowledgebasesInput,
+  ListKnowledgebasesOutput,
+  SearchInput,
+  SearchOutput,
+  UpdateKnowledgebaseInput,
+} from "@/schemas/knowledge/knowledgebase";
+import {
+  CreatePageInput,
+  MovePageInput,
+  MovePageOutput,
+  Page,
+  PageIdInput,
+  PageRevisionsOutput,
+  PageWriteResult,
+  PatchPageInput,
+} from "@/schemas/knowledge/page";
+import {
+  CreateSourceInput,
+  Source,
+  SourceDetail,
+  SourceIdInput,
+  UpdateSourceInput,
+  SourceOutput,
+  SourceWriteResult,
+  UploadSourceInput,
+} from "@/schemas/knowledge/source";
+import { markdownText, titleText, Uuid } from "@/schemas/common";
+import { channelOf } from "@/server/auth/actor";
+import {
+  createKnowledgebase,
+  exportKnowledgebase,
+  getKnowledgebase,
+  listKnowledgebases,
+  updateKnowledgebase,
+} from "@/server/services/knowledge/knowledgebases";
+import {
+  createPage,
+  deletePage,
+  getPage,
+  listRevisions,
+  movePage,
+  patchPage,
+  savePage,
+} from "@/server/services/knowledge/pages";
+import { RetrievalTestInput, RetrievalTestOutput } from "@/schemas/knowledge/retrieval-test";
+import { testRetrieval } from "@/server/services/knowledge/retrieval-test";
+import { searchKnowledgebase } from "@/server/services/knowledge/search";
+import {
+  addSource,
+  deleteSource,
+  getSource,
+  getSourceDetail,
+  retrySource,
+  updateSource,
+} from "@/server/services/knowledge/sources";
+import { entityTag, ifMatchOf } from "../../entity-tags";
+import { memberProcedure, router, scopedProcedure } from "../../init";
+
+const TAGS = ["Knowledgebases"];
+
+const PAGE_PRECONDITIONS = z.object({
+  "If-Match": z.string().optional().meta({
+    description:
+      "The page's `ETag` last read (or `*`); the patch is refused with 412 `precondition_failed` when the page is at another version",
+  }),
+});
+
+const ExportOutput = z.object({
+  knowledgebase: Knowledgebase,
+  pages: z.array(Page),
+  sources: z.array(Source.extend({ text: z.string() })),
+});
+
+export const knowledgeRouter = router({
+  list: scopedProcedure(listKnowledgebases.requirement)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/knowledgebases",
+        tags: TAGS,
+        summary: "List knowledgebases",
+        description: "Ordered by creation time, then id.",
+      },
+    })
+    .input(ListKnowledgebasesInput)
+    .output(ListKnowledgebasesOutput)
+    .query(({ ctx, input }) => listKnowledgebases(ctx.db, ctx.actor, input)),
+
+  create: scopedProcedure(createKnowledgebase.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/knowledgebases",
+        tags: TAGS,
+        summary: "Create a knowledgebase",
+        description: "201. The plan may cap knowledgebases: `plan_limit` with `limit` and `used`.",
+      },
+      errors: ["plan_limit"],
+      successStatus: 201,
+    })
+    .input(CreateKnowledgebaseInput)
+    .output(CreateKnowledgebaseOutput)
+    .mutation(async ({ ctx, input }) => {
+      const result = await createKnowledgebase(ctx.db, ctx.actor, input);
+      ctx.response.status = 201;
+      return result;
+    }),
+
+  update: scopedProcedure(updateKnowledgebase.requirement)
+    .meta({
+      openapi: {
+        method: "PATCH",
+        path: "/knowledgebases/{knowledgebaseId}",
+        tags: TAGS,
+        summary: "Update a knowledgebase",
+        description:
+          "Name, description or `language` (the text-search configuration). A new language re-indexes the knowledgebase's pages and documents before the response.",
+      },
+      errors: ["not_found"],
+    })
+    .input(UpdateKnowledgebaseInput)
+    .output(CreateKnowledgebaseOutput)
+    .mutation(({ ctx, input }) => updateKnowledgebase(ctx.db, ctx.actor, input)),
+
+  get: scopedProcedure(getKnowledgebase.requirement)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/knowledgebases/{knowledgebaseId}",
+        tags: TAGS,
+        summary: "A knowledgebase with its sources and page index",
+        description:
+          "The Knowledgebase object at the top level. `pages[].path` lists titles from the top level down to the page.",
+      },
+      errors: ["not_found"],
+    })
+    .input(KnowledgebaseIdInput)
+    .output(Knowledgebase)
+    .query(({ ctx, input }) => getKnowledgebase(ctx.db, ctx.actor, input)),
+
+  export: scopedProcedure(exportKnowledgebase.requirement)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/knowledgebases/{knowledgebaseId}/export",
+        tags: TAGS,
+        summary: "Export a knowledgebase",
+        description:
+          "Everything in one document: the knowledgebase, every page in full and every source with its extracted text. Capped at 50 MB (`export_too_large`); limited to 3 exports per minute per key (`rate_limited` with `Retry-After`), besides the general limit.",
+      },
+      errors: ["not_found", "export_too_large"],
+    })
+    .input(KnowledgebaseIdInput)
+    .output(ExportOutput)
+    .query(({ ctx, input }) => exportKnowledgebase(ctx.db, ctx.actor, input)),
+
+  search: scopedProcedure(searchKnowledgebase.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/knowledgebases/{knowledgebaseId}/search",
+        tags: TAGS,
+        summary: "Search pages and source documents",
+        description:
+          "Full-text search (web-search syntax: quotes, OR, -word) ranked by relevance, with snippets where matches are marked `**like this**`. `kinds` defaults to both. Searching `sources` costs 1 credit (`insufficient_credits` when the balance cannot cover it; nothing charged on `search_unavailable`); pages are free.",
+      },
+      errors: ["not_found", "insufficient_credits", "search_unavailable"],
+    })
+    .input(SearchInput)
+    .output(SearchOutput)
+    .mutation(({ ctx, input }) => searchKnowledgebase(ctx.db, ctx.actor, input)),
+
+  addSource: scopedProcedure(addSource.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/knowledgebases/{knowledgebaseId}/sources",
+        tags: TAGS,
+        summary: "Add a source document",
+        description:
+          "202. JSON: exactly one of `contentMarkdown`, `contentText` (each up to 1 MB) or `url` (a public http/https page fetched server-side; private, loopback, link-local and metadata addresses are refused, also after redirects; with `refresh` daily or weekly it is fetched again conditionally, and with `crawl` the pages it links to within its host, up to `maxPages` (≤ 500) and `maxDepth`, honouring robots.txt, become sources of their own; a sitemap URL lists the pages). Or `multipart/form-data` with a `file` part (PDF, DOCX, PPTX, XLSX, HTML, CSV, TXT or MD) and an optional `name`, up to 4.5 MB per request (413 `invalid_request` above). Answers `processing` (indexing runs in the background; poll the source until `ready` or `failed`) or `pending_review` when the organization reviews agent writes. `Idempotency-Key` (1..255 printable ASCII): the same key with the same body replays the first response; another body, or while the first still runs, gives `conflict`. Keys are kept 24 hours per organization.",
+      },
+      errors: ["not_found", "plan_limit", "conflict"],
+      successStatus: 202,
+      multipart: true,
+    })
+    .input(CreateSourceInput)
+    .output(SourceWriteResult)
+    .mutation(async ({ ctx, input }) => {
+      const { knowledgebaseId, ...content } = input;
+      // The REST door applies Idempotency-Key to every JSON POST (adapters/rest.ts).
+      const result = await addSource(ctx.db, ctx.actor, { knowledgebaseId, ...content }, { via: channelOf(ctx.actor) });
+      ctx.response.status = result.status;
+      return result.body;
+    }),
+
+  getSource: scopedProcedure(getSource.requirement)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/knowledgebases/{knowledgebaseId}/sources/{sourceId}",
+        tags: TAGS,
+        summary: "A source document",
+        description: "Poll until `status` is `ready` (or `failed`, with `errorMessage`).",
+      },
+      errors: ["not_found"],
+    })
+    .input(SourceIdInput)
+    .output(SourceOutput)
+    .query(({ ctx, input }) => getSource(ctx.db, ctx.actor, input)),
+
+  /** The console's source view: extracted text, chunks with their headings, indexing. */
+  sourceDetail: scopedProcedure(getSourceDetail.requirement)
+    .input(SourceIdInput)
+    .output(SourceDetail)
+    .query(({ ctx, input }) => getSourceDetail(ctx.db, ctx.actor, input)),
+
+  deleteSource: scopedProcedure(deleteSource.requirement)
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: "/knowledgebases/{knowledgebaseId}/sources/{sourceId}",
+        tags: TAGS,
+        summary: "Delete a source document",
+        description: "204. Personal keys need the admin role.",
+      },
+      errors: ["not_found"],
+      successStatus: 204,
+    })
+    .input(SourceIdInput)
+    .output(z.void())
+    .mutation(async ({ ctx, input }) => {
+      await deleteSource(ctx.db, ctx.actor, input);
+      ctx.response.status = 204;
+    }),
+
+  updateSource: scopedProcedure(updateSource.requirement)
+    .meta({
+      openapi: {
+        method: "PATCH",
+        path: "/knowledgebases/{knowledgebaseId}/sources/{sourceId}",
+        tags: TAGS,
+        summary: "Change how often a URL source is refreshed",
+        description:
+          "`refresh`: `daily` or `weekly` (the next fetch is due that long from now) or null (fetched no more; its text stays). A source without a URL → `invalid_request`.",
+      },
+      errors: ["not_found"],
+    })
+    .input(UpdateSourceInput)
+    .output(SourceOutput)
+    .mutation(({ ctx, input }) => updateSource(ctx.db, ctx.actor, input)),
+
+  retrySource: scopedProcedure(retrySource.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/knowledgebases/{knowledgebaseId}/sources/{sourceId}/retry",
+        tags: TAGS,
+        summary: "Index a failed source again",
+        description:
+          "Only a `failed` source can be retried (else `invalid_request`); it goes back to `processing` and is indexed from the start.",
+      },
+      errors: ["not_found"],
+    })
+    .input(SourceIdInput)
+    .output(SourceOutput)
+    .mutation(({ ctx, input }) => retrySource(ctx.db, ctx.actor, input)),
+
+  createPage: scopedProcedure(createPage.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/knowledgebases/{knowledgebaseId}/pages",
+        tags: TAGS,
+        summary: "Create a page",
+        description:
+          "201 with status `applied`, or 202 with `pending_review` when the organization reviews agent writes (the page then exists, empty, until a person approves). A personal key is recorded as the author; an organization key writes unattributed. `links` lists the `[label](page:<id>)` and `[label](source:<id>)` links found, with `unresolved` ones.",
+      },
+      errors: ["not_found"],
+      successStatus: 201,
+      alsoSucceeds: {
+        status: 202,
+        description:
+          "`pending_review`: the organization reviews agent writes; the page exists, empty, until a person approves",
+      },
+    })
+    .input(CreatePageInput)
+    .output(PageWriteResult)
+    .mutation(async ({ ctx, input }) => {
+      const result = await createPage(ctx.db, ctx.actor, input);
+      ctx.response.status = result.status === "applied" ? 201 : 202;
+      return result;
+    }),
+
+  getPage: scopedProcedure(getPage.requirement)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/knowledgebases/{knowledgebaseId}/pages/{pageId}",
+        tags: TAGS,
+        summary: "A page in full",
+        description:
+          "The Page object at the top level. Its `ETag` names this version of the page for `If-Match` on a patch.",
+      },
+      errors: ["not_found"],
+      etag: true,
+    })
+    .input(PageIdInput)
+    .output(Page)
+    .query(async ({ ctx, input }) => {
+      const page = await getPage(ctx.db, ctx.actor, input);
+      ctx.response.headers.set("ETag", entityTag(page.updatedAt));
+      return page;
+    }),
+
+  patchPage: scopedProcedure(patchPage.requirement)
+    .meta({
+      openapi: {
+        method: "PATCH",
+        path: "/knowledgebases/{knowledgebaseId}/pages/{pageId}",
+        tags: TAGS,
+        summary: "Edit a page with patch operations",
+        description:
+          "`patch`: up to 50 operations applied in order, each to the previous one's result: `replace` {oldString, newString}, `insert_before`/`insert_after` {anchor, text}, `prepend`/`append` {text}, `replace_range` {from, to, text} (from the start of `from` through the end of `to`, `to` searched after `from`). Every anchor must appear exactly once in the current markdown, else `invalid_request` names the operation index and anchor and nothing changes. `text` is inserted exactly as given. Optional `title`. `If-Match` with a tag other than the page's current `ETag` (from GET) is refused with 412 `precondition_failed` and nothing changes. 202 `pending_review` when the organization reviews agent writes.",
+        requestHeaders: PAGE_PRECONDITIONS,
+      },
+      errors: ["not_found", "precondition_failed"],
+      alsoSucceeds: {
+        status: 202,
+        description:
+          "`pending_review`: the organization reviews agent writes; the live page is untouched until a person approves",
+      },
+    })
+    .input(PatchPageInput)
+    .output(PageWriteResult)
+    .mutation(async ({ ctx, input }) => {
+      const result = await patchPage(ctx.db, ctx.actor, input, { ifMatch: ifMatchOf(ctx.requestHeaders) });
+      ctx.response.status = result.status === "applied" ? 200 : 202;
+      return result;
+    }),
+
+  movePage: scopedProcedure(movePage.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/knowledgebases/{knowledgebaseId}/pages/{pageId}/move",
+        tags: TAGS,
+        summary: "Move a page or a folder with its subtree",
+        description:
+          "`parentPageId` null moves to the top level. Structural only; never waits for review. Moving into its own subtree gives `invalid_request`; a parent outside the knowledgebase gives `not_found`.",
+      },
+      errors: ["not_found"],
+    })
+    .input(MovePageInput)
+    .output(MovePageOutput)
+    .mutation(({ ctx, input }) => movePage(ctx.db, ctx.actor, input)),
+
+  deletePage: scopedProcedure(deletePage.requirement)
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: "/knowledgebases/{knowledgebaseId}/pages/{pageId}",
+        tags: TAGS,
+        summary: "Delete a page",
+        description: "204. A folder that still holds pages gives `invalid_request`. Personal keys need the admin role.",
+      },
+      errors: ["not_found"],
+      successStatus: 204,
+    })
+    .input(PageIdInput)
+    .output(z.void())
+    .mutation(async ({ ctx, input }) => {
+      await deletePage(ctx.db, ctx.actor, input);
+      ctx.response.status = 204;
+    }),
+
+  // Console only.
+  uploadSource: memberProcedure(addSource.requirement)
+    .input(UploadSourceInput)
+    .output(SourceWriteResult)
+    .mutation(async ({ ctx, input }) => {
+      const result = await addSource(
+        ctx.db,
+        ctx.actor,
+        {
+          knowledgebaseId: input.knowledgebaseId,
+          file: {
+            name: input.fileName,
+            contentType: input.contentType,
+            bytes: Buffer.from(input.contentBase64, "base64"),
+          },
+        },
+        { via: "console" },
+      );
+      return result.body;
+    }),
+
+  savePage: memberProcedure(savePage.requirement)
+    .input(z.strictObject({ knowledgebaseId: Uuid, pageId: Uuid, title: titleText.optional(), markdown: markdownText }))
+    .output(PageWriteResult)
+    .mutation(({ ctx, input }) => savePage(ctx.db, ctx.actor, input)),
+
+  revisions: memberProcedure(listRevisions.requirement)
+    .input(PageIdInput)
+    .output(PageRevisionsOutput)
+    .query(({ ctx, input }) => listRevisions(ctx.db, ctx.actor, input)),
+
+  testRetrieval: memberProcedure(testRetrieval.requirement)
+    .input(RetrievalTestInput)
+    .output(RetrievalTestOutput)
+    .query(({ ctx, input }) => testRetrieval(ctx.db, ctx.actor, input)),
+});

@@ -1,0 +1,59 @@
+import { z } from "zod";
+import {
+  AuditFilterOptions,
+  ExportAuditEventsInput,
+  ListAuditEventsInput,
+  ListAuditEventsOutput,
+  ReadAuditLogOutput,
+} from "@/schemas/org/audit";
+import { auditFilterOptions, exportAuditEvents, listAuditEvents, readAuditLog } from "@/server/services/org/audit-log";
+import { memberProcedure, router, scopedProcedure } from "../../init";
+
+export const auditRouter = router({
+  list: scopedProcedure(listAuditEvents.requirement)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/audit-events",
+        tags: ["Audit log"],
+        summary: "List audit events",
+        description:
+          "Every change made through any door, and every sign-in and failed sign-in, newest first. `action` takes one action (`end_user.update`) or every action on a resource (`end_user.`).",
+      },
+    })
+    .input(ListAuditEventsInput)
+    .output(ListAuditEventsOutput)
+    .query(({ ctx, input }) => listAuditEvents(ctx.db, ctx.actor, input)),
+
+  /** Served by src/server/adapters/download.ts, which streams it; the procedure documents it. */
+  export: scopedProcedure(exportAuditEvents.requirement)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/audit-events/export",
+        tags: ["Audit log"],
+        summary: "Export audit events",
+        description:
+          "Every matching event, newest first, streamed: JSON Lines (one event a line, as in the list) or CSV with a header row.",
+      },
+      download: true,
+    })
+    .input(ExportAuditEventsInput)
+    .output(z.string())
+    .query(async ({ ctx, input }) => {
+      let text = "";
+      for await (const chunk of await exportAuditEvents(ctx.db, ctx.actor, input)) text += chunk;
+      return text;
+    }),
+
+  /** Console only: the list with names resolved and each event as a sentence. */
+  readable: memberProcedure(readAuditLog.requirement)
+    .input(ListAuditEventsInput)
+    .output(ReadAuditLogOutput)
+    .query(({ ctx, input }) => readAuditLog(ctx.db, ctx.actor, input)),
+
+  /** Console only: the people, keys and items the filters offer by name. */
+  filterOptions: memberProcedure(auditFilterOptions.requirement)
+    .output(AuditFilterOptions)
+    .query(({ ctx }) => auditFilterOptions(ctx.db, ctx.actor)),
+});

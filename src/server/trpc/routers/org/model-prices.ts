@@ -1,0 +1,56 @@
+import { z } from "zod";
+import { ListModelPricesOutput, ModelPrice, ModelPriceIdInput, SetModelPriceInput } from "@/schemas/org/model-prices";
+import { deleteModelPrice, listModelPrices, setModelPrice } from "@/server/services/org/model-prices";
+import { router, scopedProcedure } from "../../init";
+
+const tags = ["Model prices"];
+
+export const modelPricesRouter = router({
+  list: scopedProcedure(listModelPrices.requirement)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/model-prices",
+        tags,
+        summary: "List the organization's model prices",
+        description:
+          "A run calling only unpriced models costs 1 credit; else the larger of its priced models' `minimumCredits` and its tokens' cost, rounded up.",
+      },
+    })
+    .output(ListModelPricesOutput)
+    .query(({ ctx }) => listModelPrices(ctx.db, ctx.actor)),
+
+  set: scopedProcedure(setModelPrice.requirement)
+    .meta({
+      openapi: {
+        method: "PUT",
+        path: "/model-prices/{modelId}",
+        tags,
+        summary: "Price a model",
+        description: "Creates or replaces it. URL-encode the `/` of a model id (`acme%2Fgpt-4o`).",
+      },
+      errors: ["invalid_model"],
+    })
+    .input(SetModelPriceInput)
+    .output(z.object({ modelPrice: ModelPrice }))
+    .mutation(async ({ ctx, input }) => ({ modelPrice: await setModelPrice(ctx.db, ctx.actor, input) })),
+
+  delete: scopedProcedure(deleteModelPrice.requirement)
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: "/model-prices/{modelId}",
+        tags,
+        summary: "Remove a model's price",
+        description: "Its runs cost the flat price again.",
+      },
+      errors: ["not_found"],
+      successStatus: 204,
+    })
+    .input(ModelPriceIdInput)
+    .output(z.void())
+    .mutation(async ({ ctx, input }) => {
+      await deleteModelPrice(ctx.db, ctx.actor, input);
+      ctx.response.status = 204;
+    }),
+});

@@ -1,0 +1,146 @@
+import { z } from "zod";
+import {
+  CreatePortalInput,
+  EmbedSecretOutput,
+  ListPortalsInput,
+  ListPortalsOutput,
+  Portal,
+  PortalDetail,
+  PortalIdInput,
+  UpdatePortalInput,
+} from "@/schemas/portal/portal";
+import { AdmitGroupInput, GroupIdInput, PortalAdmission } from "@/schemas/provisioning/provisioning";
+import {
+  admitGroup,
+  createPortal,
+  getPortal,
+  listAdmissions,
+  listGroupAdmissions,
+  listPortals,
+  removeAdmission,
+  rotateEmbedSecret,
+  updatePortal,
+} from "@/server/services/portal/portals";
+import { router, scopedProcedure } from "../../init";
+
+const tags = ["Portals"];
+
+export const portalsRouter = router({
+  list: scopedProcedure(listPortals.requirement)
+    .meta({ openapi: { method: "GET", path: "/portals", tags, summary: "List portals" } })
+    .input(ListPortalsInput)
+    .output(ListPortalsOutput)
+    .query(({ ctx, input }) => listPortals(ctx.db, ctx.actor, input)),
+
+  create: scopedProcedure(createPortal.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/portals",
+        tags,
+        summary: "Create a portal",
+        description:
+          "A place where end users sign in with an email code and use the apps their access allows, at `/p/<slug>` on this host. `slug` is generated from the name when not given; a slug another portal has → 409 `conflict`.",
+      },
+      errors: ["conflict"],
+      successStatus: 201,
+    })
+    .input(CreatePortalInput)
+    .output(z.object({ portal: Portal }))
+    .mutation(async ({ ctx, input }) => {
+      ctx.response.status = 201;
+      return { portal: await createPortal(ctx.db, ctx.actor, input) };
+    }),
+
+  get: scopedProcedure(getPortal.requirement)
+    .input(PortalIdInput)
+    .output(z.object({ portal: PortalDetail }))
+    .query(async ({ ctx, input }) => ({ portal: await getPortal(ctx.db, ctx.actor, input) })),
+
+  update: scopedProcedure(updatePortal.requirement)
+    .meta({
+      openapi: {
+        method: "PATCH",
+        path: "/portals/{id}",
+        tags,
+        summary: "Change a portal's name, slug, greeting, look, featured apps, default language or embedding",
+        description:
+          "Only the fields passed change; `logoUrl`, `accentColor` and `provisionPlanId` take `null` to clear. `embed.allowedOrigins` replaces the list (origins only, at most 20). A slug another portal has → 409 `conflict`.",
+      },
+      errors: ["not_found", "conflict"],
+    })
+    .input(UpdatePortalInput)
+    .output(z.object({ portal: PortalDetail }))
+    .mutation(async ({ ctx, input }) => ({ portal: await updatePortal(ctx.db, ctx.actor, input) })),
+
+  rotateEmbedSecret: scopedProcedure(rotateEmbedSecret.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/portals/{id}/embed-secret",
+        tags,
+        summary: "Create or rotate the portal's embed secret",
+        description:
+          "The HS256 secret the organization's backend signs embed tokens with, shown once. A previous secret keeps verifying tokens for 24 hours.",
+      },
+      errors: ["not_found"],
+    })
+    .input(PortalIdInput)
+    .output(EmbedSecretOutput)
+    .mutation(({ ctx, input }) => rotateEmbedSecret(ctx.db, ctx.actor, input)),
+
+  admit: scopedProcedure(admitGroup.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/portals/{portalId}/admissions",
+        tags,
+        summary: "Admit a user group to a portal",
+        description: "201 for a new admission, 200 when the group is already admitted.",
+      },
+      errors: ["groups_disabled", "not_found", "group_not_found"],
+      successStatus: 201,
+      alsoSucceeds: {
+        status: 200,
+        description: "The group was already admitted; the existing admission, nothing written",
+      },
+    })
+    .input(AdmitGroupInput)
+    .output(z.object({ admission: PortalAdmission }))
+    .mutation(async ({ ctx, input }) => {
+      const { created, admission } = await admitGroup(ctx.db, ctx.actor, input);
+      ctx.response.status = created ? 201 : 200;
+      return { admission };
+    }),
+
+  removeAdmission: scopedProcedure(removeAdmission.requirement)
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: "/portals/{portalId}/admissions/{groupId}",
+        tags,
+        summary: "End a user group's admission to a portal",
+        description:
+          "The group's members no longer enter the portal through this group; access they have through another admitted group stays.",
+      },
+      errors: ["groups_disabled", "not_found"],
+      successStatus: 204,
+    })
+    .input(AdmitGroupInput)
+    .output(z.void())
+    .mutation(async ({ ctx, input }) => {
+      await removeAdmission(ctx.db, ctx.actor, input);
+      ctx.response.status = 204;
+    }),
+
+  admissions: scopedProcedure(listAdmissions.requirement)
+    .input(z.strictObject({ portalId: z.uuid() }))
+    .output(z.array(PortalAdmission.extend({ groupName: z.string() })))
+    .query(({ ctx, input }) => listAdmissions(ctx.db, ctx.actor, input)),
+
+  /** The other way round: the portals one group is admitted to. */
+  admissionsOfGroup: scopedProcedure(listGroupAdmissions.requirement)
+    .input(GroupIdInput)
+    .output(z.array(PortalAdmission.extend({ portalName: z.string() })))
+    .query(({ ctx, input }) => listGroupAdmissions(ctx.db, ctx.actor, input)),
+});

@@ -1,0 +1,336 @@
+import { z } from "zod";
+import {
+  CreditLedgerInput,
+  CreditLedgerOutput,
+  CreditRequest,
+  DismissCreditRequestInput,
+  GrantBonusCreditsInput,
+  ListCreditRequestsInput,
+  ListCreditRequestsOutput,
+} from "@/schemas/provisioning/credits";
+import {
+  EndUser,
+  EndUserDetail,
+  SubscriptionDetail,
+  EndUserIdInput,
+  ListEndUsersInput,
+  ListEndUsersOutput,
+  ProvisionEndUserInput,
+  ProvisionEndUserOutput,
+  RemoveGrantInput,
+  RemoveSubscriptionInput,
+  UpdateEndUserInput,
+} from "@/schemas/provisioning/provisioning";
+import {
+  deleteEndUser,
+  getEndUser,
+  listEndUsers,
+  provisionEndUser,
+  removeEndUserGrant,
+  removeSubscription,
+  revokeEndUser,
+  updateEndUser,
+} from "@/server/services/provisioning/end-users";
+import {
+  dismissCreditRequest,
+  grantBonusCredits,
+  listCreditRequests,
+} from "@/server/services/provisioning/credit-requests";
+import { creditLedger } from "@/server/services/provisioning/credit-ledger";
+import { EffectiveAccessInput, EffectiveAccessOutput } from "@/schemas/portal/portal";
+import { effectiveAccess } from "@/server/services/portal/portal-access";
+import { EndUserExport, EraseEndUserOutput } from "@/schemas/provisioning/end-user-data";
+import { eraseEndUser, exportEndUser } from "@/server/services/provisioning/end-user-data";
+import {
+  BulkEndUsersInput,
+  BulkEndUsersOutput,
+  ImportEndUsersInput,
+  ImportEndUsersOutput,
+} from "@/schemas/provisioning/end-user-batches";
+import { bulkEndUserAction, importEndUsers } from "@/server/services/provisioning/end-user-batches";
+import { router, scopedProcedure } from "../../init";
+
+const tags = ["End users"];
+
+export const endUsersRouter = router({
+  provision: scopedProcedure(provisionEndUser.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/end-users",
+        tags,
+        summary: "Create or update an end user",
+        description:
+          "Idempotent on email (trimmed, case-insensitive): 201 with `created: true` for a new account, 200 when an existing one is updated in place (a revoked one is restored). Plans (`tierPlanIds`, each its own subscription), groups and grants come in the same call; duplicates are skipped and `grantsCreated` counts only new grants. Every refusal is decided before anything is written.",
+      },
+      errors: [
+        "tier_not_found",
+        "group_not_found",
+        "plan_group",
+        "directory_managed",
+        "groups_disabled",
+        "grants_unsupported",
+        "grant_target_not_found",
+        "deleted_identity",
+        "live_paid_subscription",
+      ],
+      successStatus: 201,
+      alsoSucceeds: {
+        status: 200,
+        description: "An existing end user (same email) updated in place; `created: false`",
+      },
+    })
+    .input(ProvisionEndUserInput)
+    .output(ProvisionEndUserOutput)
+    .mutation(async ({ ctx, input }) => {
+      const result = await provisionEndUser(ctx.db, ctx.actor, input);
+      ctx.response.status = result.created ? 201 : 200;
+      return result;
+    }),
+
+  list: scopedProcedure(listEndUsers.requirement)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/end-users",
+        tags,
+        summary: "List end users",
+        description:
+          "Ordered by creation. `email` finds one account; `query` searches emails; `tierPlanId` and `groupId` keep the holders of a plan and the members of a group.",
+      },
+    })
+    .input(ListEndUsersInput)
+    .output(ListEndUsersOutput)
+    .query(({ ctx, input }) => listEndUsers(ctx.db, ctx.actor, input)),
+
+  import: scopedProcedure(importEndUsers.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/end-user-imports",
+        tags,
+        summary: "Import end users from CSV, with a dry run",
+        description:
+          "Columns `email`, `name`, `plan`, `groups` (plans and groups by name; several separated by `;`). Each row is provisioned as POST /end-users would: created, updated (with the fields that change), unchanged, or refused with the code POST /end-users would answer. `dryRun` (default `true`) answers all of it and writes nothing; `false` applies it (refused rows write nothing). At most 1,000 rows and 512 KiB.",
+      },
+    })
+    .input(ImportEndUsersInput)
+    .output(ImportEndUsersOutput)
+    .mutation(({ ctx, input }) => importEndUsers(ctx.db, ctx.actor, input)),
+
+  bulk: scopedProcedure(bulkEndUserAction.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/end-user-bulk-actions",
+        tags,
+        summary: "Grant, add to a group or revoke many end users at once",
+        description:
+          "Up to 200 end users, each through the same service as one (the same rules and audit events): `grant` gives access to `appId` (in `portalId` only, when given; a revoked end user → `conflict`), `add_to_group` adds to `groupId`, `revoke` revokes. Each end user's outcome is answered (`changed`, `unchanged`, or `refused` with its error); one refused does not stop the others.",
+      },
+    })
+    .input(BulkEndUsersInput)
+    .output(BulkEndUsersOutput)
+    .mutation(({ ctx, input }) => bulkEndUserAction(ctx.db, ctx.actor, input)),
+
+  get: scopedProcedure(getEndUser.requirement)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/end-users/{endUserId}",
+        tags,
+        summary: "Get an end user with every subscription and grant",
+      },
+      errors: ["not_found"],
+    })
+    .input(EndUserIdInput)
+    .output(z.object({ endUser: EndUserDetail }))
+    .query(async ({ ctx, input }) => ({ endUser: await getEndUser(ctx.db, ctx.actor, input) })),
+
+  update: scopedProcedure(updateEndUser.requirement)
+    .meta({
+      openapi: {
+        method: "PATCH",
+        path: "/end-users/{endUserId}",
+        tags,
+        summary: "Update profile fields",
+        description:
+          "Profile fields: `fullName`. To add plans or grants, POST /end-users again; to remove them, use the sub-resources.",
+      },
+      errors: ["not_found"],
+    })
+    .input(UpdateEndUserInput)
+    .output(z.object({ endUser: EndUser }))
+    .mutation(async ({ ctx, input }) => ({ endUser: await updateEndUser(ctx.db, ctx.actor, input) })),
+
+  export: scopedProcedure(exportEndUser.requirement)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/end-users/{endUserId}/export",
+        tags,
+        summary: "Export everything held about an end user",
+        description:
+          "One JSON document, streamed: profile, subscriptions and pools, grants, groups, portal sessions (no secrets), conversations with messages and citations, executions with feedback, credit requests, notebook pages, directory links and the audit events that name them.",
+      },
+      download: "end_user_export",
+      errors: ["not_found"],
+    })
+    .input(EndUserIdInput)
+    .output(EndUserExport)
+    .query(({ ctx, input }) => exportEndUser(ctx.db, ctx.actor, input)),
+
+  erase: scopedProcedure(eraseEndUser.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/end-users/{endUserId}/erase",
+        tags,
+        summary: "Erase an end user's data",
+        description:
+          "Deletes their conversations, messages, feedback text, credit-request messages, sessions, notebook and directory links; replaces their email and name with a tombstone everywhere, the audit log included; keeps what their runs cost. Idempotent. Their email is unknown afterwards: provisioning it again creates a new end user. Sends `end_user.erased`.",
+      },
+      errors: ["not_found"],
+    })
+    .input(EndUserIdInput)
+    .output(EraseEndUserOutput)
+    .mutation(({ ctx, input }) => eraseEndUser(ctx.db, ctx.actor, input)),
+
+  revoke: scopedProcedure(revokeEndUser.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/end-users/{endUserId}/revoke",
+        tags,
+        summary: "Revoke an end user's access",
+        description: "Sets `revokedAt`. POST /end-users with the email restores the account.",
+      },
+      errors: ["not_found"],
+    })
+    .input(EndUserIdInput)
+    .output(z.object({ endUser: EndUser }))
+    .mutation(async ({ ctx, input }) => ({ endUser: await revokeEndUser(ctx.db, ctx.actor, input) })),
+
+  delete: scopedProcedure(deleteEndUser.requirement)
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: "/end-users/{endUserId}",
+        tags,
+        summary: "Delete an end user",
+        description:
+          "Marks the identity deleted: subscriptions end, grants and memberships go, and provisioning the email again answers `deleted_identity`.",
+      },
+      errors: ["not_found"],
+      successStatus: 204,
+    })
+    .input(EndUserIdInput)
+    .output(z.void())
+    .mutation(async ({ ctx, input }) => {
+      await deleteEndUser(ctx.db, ctx.actor, input);
+      ctx.response.status = 204;
+    }),
+
+  removeSubscription: scopedProcedure(removeSubscription.requirement)
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: "/end-users/{endUserId}/tier-plans/{tierPlanId}",
+        tags,
+        summary: "End an end user's subscription to a plan",
+      },
+      errors: ["not_found", "live_paid_subscription"],
+      successStatus: 204,
+    })
+    .input(RemoveSubscriptionInput)
+    .output(z.void())
+    .mutation(async ({ ctx, input }) => {
+      await removeSubscription(ctx.db, ctx.actor, input);
+      ctx.response.status = 204;
+    }),
+
+  removeGrant: scopedProcedure(removeEndUserGrant.requirement)
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: "/end-users/{endUserId}/grants/{grantId}",
+        tags,
+        summary: "Remove a grant from an end user",
+      },
+      errors: ["not_found"],
+      successStatus: 204,
+    })
+    .input(RemoveGrantInput)
+    .output(z.void())
+    .mutation(async ({ ctx, input }) => {
+      await removeEndUserGrant(ctx.db, ctx.actor, input);
+      ctx.response.status = 204;
+    }),
+
+  grantBonusCredits: scopedProcedure(grantBonusCredits.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/end-users/{endUserId}/tier-plans/{tierPlanId}/bonus-credits",
+        tags,
+        summary: "Give an end user bonus credits on one subscription",
+        description:
+          "Raises the active subscription's `bonusCredits` by `credits`, atomically; bonus credits stay until the pool resets. The end user's open credit requests are marked granted. A canceled subscription → 409 `conflict`.",
+      },
+      errors: ["not_found", "conflict"],
+    })
+    .input(GrantBonusCreditsInput)
+    .output(z.object({ subscription: SubscriptionDetail }))
+    .mutation(async ({ ctx, input }) => ({ subscription: await grantBonusCredits(ctx.db, ctx.actor, input) })),
+
+  creditLedger: scopedProcedure(creditLedger.requirement)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/end-users/{endUserId}/credit-ledger",
+        tags,
+        summary: "An end user's credit ledger: charges, bonuses and resets",
+        description:
+          "Newest first, the last `limit` (default 100). A charge is one of their runs (`executionId`, what ran, its status, the credits taken); a bonus names its plan, who gave it and why; a reset is a pool's monthly renewal since its subscription last started.",
+      },
+      errors: ["not_found"],
+    })
+    .input(CreditLedgerInput)
+    .output(CreditLedgerOutput)
+    .query(({ ctx, input }) => creditLedger(ctx.db, ctx.actor, input)),
+
+  creditRequests: scopedProcedure(listCreditRequests.requirement)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/end-users/{endUserId}/credit-requests",
+        tags,
+        summary: "An end user's requests for more credits",
+        description: "Made from a portal (at most 3 open at once). Open ones first, then newest first; the last 100.",
+      },
+      errors: ["not_found"],
+    })
+    .input(ListCreditRequestsInput)
+    .output(ListCreditRequestsOutput)
+    .query(async ({ ctx, input }) => ({ creditRequests: await listCreditRequests(ctx.db, ctx.actor, input) })),
+
+  dismissCreditRequest: scopedProcedure(dismissCreditRequest.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/end-users/{endUserId}/credit-requests/{creditRequestId}/dismiss",
+        tags,
+        summary: "Close a request for more credits without granting any",
+      },
+      errors: ["not_found"],
+    })
+    .input(DismissCreditRequestInput)
+    .output(z.object({ creditRequest: CreditRequest }))
+    .mutation(async ({ ctx, input }) => ({ creditRequest: await dismissCreditRequest(ctx.db, ctx.actor, input) })),
+
+  /** The console's "effective access" view: the apps the end user can use, where and why. */
+  access: scopedProcedure(effectiveAccess.requirement)
+    .input(EffectiveAccessInput)
+    .output(EffectiveAccessOutput)
+    .query(({ ctx, input }) => effectiveAccess(ctx.db, ctx.actor, input)),
+});

@@ -1,0 +1,190 @@
+import { z } from "zod";
+import {
+  AddGroupGrantInput,
+  AddGroupMemberInput,
+  CreateUserGroupInput,
+  Grant,
+  GroupIdInput,
+  GroupMember,
+  ListGroupMembersInput,
+  ListGroupMembersOutput,
+  ListUserGroupsInput,
+  ListUserGroupsOutput,
+  RemoveGroupGrantInput,
+  UpdateUserGroupInput,
+  UserGroup,
+} from "@/schemas/provisioning/provisioning";
+import {
+  addGroupGrant,
+  addGroupMember,
+  createUserGroup,
+  deleteUserGroup,
+  getUserGroup,
+  listGroupGrants,
+  listGroupMembers,
+  listUserGroups,
+  removeGroupGrant,
+  removeGroupMember,
+  updateUserGroup,
+} from "@/server/services/provisioning/user-groups";
+import { router, scopedProcedure } from "../../init";
+
+const tags = ["User groups"];
+
+export const userGroupsRouter = router({
+  create: scopedProcedure(createUserGroup.requirement)
+    .meta({
+      openapi: { method: "POST", path: "/user-groups", tags, summary: "Create an empty user group" },
+      errors: ["groups_disabled"],
+      successStatus: 201,
+    })
+    .input(CreateUserGroupInput)
+    .output(z.object({ userGroup: UserGroup }))
+    .mutation(async ({ ctx, input }) => {
+      ctx.response.status = 201;
+      return { userGroup: await createUserGroup(ctx.db, ctx.actor, input) };
+    }),
+
+  list: scopedProcedure(listUserGroups.requirement)
+    .meta({
+      openapi: { method: "GET", path: "/user-groups", tags, summary: "List user groups" },
+      errors: ["groups_disabled"],
+    })
+    .input(ListUserGroupsInput)
+    .output(ListUserGroupsOutput)
+    .query(({ ctx, input }) => listUserGroups(ctx.db, ctx.actor, input)),
+
+  get: scopedProcedure(getUserGroup.requirement)
+    .meta({
+      openapi: { method: "GET", path: "/user-groups/{groupId}", tags, summary: "Get a user group" },
+      errors: ["groups_disabled", "not_found"],
+    })
+    .input(GroupIdInput)
+    .output(z.object({ userGroup: UserGroup }))
+    .query(async ({ ctx, input }) => ({ userGroup: await getUserGroup(ctx.db, ctx.actor, input) })),
+
+  update: scopedProcedure(updateUserGroup.requirement)
+    .meta({
+      openapi: {
+        method: "PATCH",
+        path: "/user-groups/{groupId}",
+        tags,
+        summary: "Rename or describe a user group",
+        description:
+          "A plan's group follows the plan: renaming it answers 409 `plan_group`. A directory group's name follows the directory: 409 `directory_managed`.",
+      },
+      errors: ["groups_disabled", "not_found", "plan_group", "directory_managed"],
+    })
+    .input(UpdateUserGroupInput)
+    .output(z.object({ userGroup: UserGroup }))
+    .mutation(async ({ ctx, input }) => ({ userGroup: await updateUserGroup(ctx.db, ctx.actor, input) })),
+
+  delete: scopedProcedure(deleteUserGroup.requirement)
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: "/user-groups/{groupId}",
+        tags,
+        summary: "Delete a user group",
+        description: "A plan's group answers 409 `plan_group`: archive the plan instead.",
+      },
+      errors: ["groups_disabled", "not_found", "plan_group"],
+      successStatus: 204,
+    })
+    .input(GroupIdInput)
+    .output(z.void())
+    .mutation(async ({ ctx, input }) => {
+      await deleteUserGroup(ctx.db, ctx.actor, input);
+      ctx.response.status = 204;
+    }),
+
+  addMember: scopedProcedure(addGroupMember.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/user-groups/{groupId}/members",
+        tags,
+        summary: "Add an end user to a group",
+        description:
+          "201 for a new member, 200 when already a member. A plan's group answers 422 `plan_group`; a directory group 409 `directory_managed`.",
+      },
+      errors: ["groups_disabled", "not_found", "end_user_not_found", "plan_group", "directory_managed"],
+      successStatus: 201,
+      alsoSucceeds: { status: 200, description: "The end user was already a member; nothing written" },
+    })
+    .input(AddGroupMemberInput)
+    .output(z.object({ member: GroupMember }))
+    .mutation(async ({ ctx, input }) => {
+      const { created, member } = await addGroupMember(ctx.db, ctx.actor, input);
+      ctx.response.status = created ? 201 : 200;
+      return { member };
+    }),
+
+  removeMember: scopedProcedure(removeGroupMember.requirement)
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: "/user-groups/{groupId}/members/{endUserId}",
+        tags,
+        summary: "Remove an end user from a group",
+      },
+      errors: ["groups_disabled", "not_found", "plan_group", "directory_managed"],
+      successStatus: 204,
+    })
+    .input(z.strictObject({ groupId: z.uuid(), endUserId: z.uuid() }))
+    .output(z.void())
+    .mutation(async ({ ctx, input }) => {
+      await removeGroupMember(ctx.db, ctx.actor, input);
+      ctx.response.status = 204;
+    }),
+
+  members: scopedProcedure(listGroupMembers.requirement)
+    .input(ListGroupMembersInput)
+    .output(ListGroupMembersOutput)
+    .query(({ ctx, input }) => listGroupMembers(ctx.db, ctx.actor, input)),
+
+  addGrant: scopedProcedure(addGroupGrant.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/user-groups/{groupId}/grants",
+        tags,
+        summary: "Grant a group access",
+        description:
+          "Group grants are additive (always allow). 201 for a new grant, 200 with the existing one for a duplicate. Where access is managed with groups, a `deploymentId` answers `portal_scope_unsupported`: admit the group to the portal instead.",
+      },
+      errors: ["groups_disabled", "not_found", "grant_target_not_found", "portal_scope_unsupported"],
+      successStatus: 201,
+      alsoSucceeds: { status: 200, description: "The same grant existed; the existing one, nothing written" },
+    })
+    .input(AddGroupGrantInput)
+    .output(z.object({ grant: Grant }))
+    .mutation(async ({ ctx, input }) => {
+      const { created, grant } = await addGroupGrant(ctx.db, ctx.actor, input);
+      ctx.response.status = created ? 201 : 200;
+      return { grant };
+    }),
+
+  removeGrant: scopedProcedure(removeGroupGrant.requirement)
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: "/user-groups/{groupId}/grants/{grantId}",
+        tags,
+        summary: "Remove a group grant",
+      },
+      errors: ["groups_disabled", "not_found"],
+      successStatus: 204,
+    })
+    .input(RemoveGroupGrantInput)
+    .output(z.void())
+    .mutation(async ({ ctx, input }) => {
+      await removeGroupGrant(ctx.db, ctx.actor, input);
+      ctx.response.status = 204;
+    }),
+
+  grants: scopedProcedure(listGroupGrants.requirement)
+    .input(GroupIdInput)
+    .output(z.array(Grant))
+    .query(({ ctx, input }) => listGroupGrants(ctx.db, ctx.actor, input)),
+});

@@ -1,0 +1,371 @@
+import { z } from "zod";
+import type { BuilderKind } from "@/schemas/builder/builder";
+import {
+  ApprovalDetail,
+  AwaitingApprovalOutput,
+  DecideApprovalInput,
+  DecideApprovalOutput,
+  ListApprovalsOutput,
+  CancelConversationRunOutput,
+  ConversationInput,
+  ConversationRunEventsInput,
+  ConversationRunEventsOutput,
+  ConversationRunInput,
+  ConversationOutput,
+  DraftPreview,
+  DraftPreviewInput,
+  MessageFeedbackInput,
+  MessageFeedbackOutput,
+  Execution,
+  ListExecutionsInput,
+  ListExecutionsOutput,
+  ListTestRunsInput,
+  ListTestRunsOutput,
+  RunTestsInput,
+  SaveTestSuiteInput,
+  TestRun,
+  TestSuite,
+  TransactionInput,
+  TransactionOutput,
+} from "@/schemas/runs/runtime";
+import { Uuid } from "@/schemas/common";
+import { FileIdInput, FileOutput, MAX_ATTACHMENT_BYTES } from "@/schemas/runs/attachment";
+import { getFile, getFileContent, uploadFiles } from "@/server/services/runs/attachments";
+import { converse, setMessageFeedback } from "@/server/services/runs/conversations";
+import { decideApproval, getApproval, isAwaiting, listPendingApprovals } from "@/server/services/runs/approvals";
+import { cancelConversationRun, openConversationRun, readRunEvents } from "@/server/services/runs/conversation-runs";
+import { getExecution, listExecutions } from "@/server/services/runs/executions";
+import { listTestRuns, runTests } from "@/server/services/builder/test-runs";
+import { previewDraft } from "@/server/services/builder/draft-preview";
+import { getTestSuite, saveTestSuite } from "@/server/services/builder/test-suites";
+import { transact } from "@/server/services/runs/transactions";
+import { memberProcedure, router, scopedProcedure } from "../../init";
+
+function testProcedures(kind: BuilderKind, plural: "agents" | "flows" | "apps") {
+  const tags = [plural[0]!.toUpperCase() + plural.slice(1)];
+  return {
+    run: scopedProcedure(runTests.requirementFor(kind))
+      .meta({
+        openapi: {
+          method: "POST",
+          path: `/${plural}/{id}/tests`,
+          tags,
+          summary: `Run graded test cases against the ${kind}'s draft`,
+          description: `Up to 10 cases, each run against the DRAFT and graded by the quality judge against \`rubric\` when given, else the case's \`expectedBehavior\`. 1 credit per case, checked before anything runs. Needs the quality checker in the organization's plan.${kind === "flow" ? " A draft whose nodes still lack their data (a draft may hold them) answers `invalid_workflow` naming each node, before anything runs." : ""}`,
+        },
+        errors: [
+          "feature_not_available",
+          "insufficient_credits",
+          "not_found",
+          ...(kind === "app" ? (["unpublished_dependencies"] as const) : []),
+          ...(kind === "flow" ? (["invalid_workflow"] as const) : []),
+        ],
+      })
+      .input(RunTestsInput)
+      .output(TestRun)
+      .mutation(({ ctx, input }) => runTests(ctx.db, ctx.actor, kind, input)),
+    list: scopedProcedure(listTestRuns.requirementFor(kind))
+      .meta({
+        openapi: { method: "GET", path: `/${plural}/{id}/tests`, tags, summary: `List the ${kind}'s test runs` },
+        errors: ["not_found"],
+      })
+      .input(ListTestRunsInput)
+      .output(ListTestRunsOutput)
+      .query(({ ctx, input }) => listTestRuns(ctx.db, ctx.actor, kind, input)),
+    // The editors' preview panel: one message against the draft, billed as a test case.
+    preview: memberProcedure(previewDraft.requirementFor(kind))
+      .input(DraftPreviewInput)
+      .output(DraftPreview)
+      .mutation(({ ctx, input }) => previewDraft(ctx.db, ctx.actor, kind, input)),
+    // The console's Tests panel keeps its cases with the item (console only, like the panel).
+    suite: memberProcedure(getTestSuite.requirementFor(kind))
+      .input(z.strictObject({ id: Uuid }))
+      .output(TestSuite)
+      .query(({ ctx, input }) => getTestSuite(ctx.db, ctx.actor, kind, input)),
+    saveSuite: memberProcedure(saveTestSuite.requirementFor(kind))
+      .input(SaveTestSuiteInput)
+      .output(TestSuite)
+      .mutation(({ ctx, input }) => saveTestSuite(ctx.db, ctx.actor, kind, input)),
+  };
+}
+
+export const runtimeRouter = router({
+  conversationFeedback: scopedProcedure(setMessageFeedback.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/apps/{appId}/conversation/messages/{messageId}/feedback",
+        tags: ["Apps"],
+        summary: "Rate a reply",
+        description:
+          "Thumbs up or down on an assistant message of a conversation, with an optional reason; `rating: null` clears it. Stored on the execution that produced the reply (its `feedback`; `GET /executions?feedback=`). A message of a conversation the caller may not read is `not_found`.",
+      },
+      door: "apps",
+      errors: ["not_found"],
+    })
+    .input(MessageFeedbackInput)
+    .output(MessageFeedbackOutput)
+    .mutation(({ ctx, input }) => setMessageFeedback(ctx.db, ctx.actor, input)),
+  uploadFile: scopedProcedure(uploadFiles.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/files",
+        tags: ["Files"],
+        summary: "Upload a file to attach to a conversation turn",
+        description: `201. \`multipart/form-data\` with one \`file\` part (up to ${MAX_ATTACHMENT_BYTES / 1024 / 1024} MB: PDF, DOCX, PPTX, XLSX, TXT, MD, CSV, PNG, JPEG or WebP, typed by its content, never its name) and an optional \`endUserId\`. A document's text is extracted at once (an unreadable one is 422 \`unsupported_attachment\`). Pass its \`id\` in a turn's \`fileIds\`; the file then belongs to that conversation, is read only by its owner (the end user, or the member or key that uploaded it) and the organization's admins, and goes with the conversation (retention, erasure). Never searchable in knowledgebases.`,
+      },
+      errors: ["not_found", "unsupported_attachment"],
+      successStatus: 201,
+      multipart: "files",
+    })
+    .input(z.strictObject({ endUserId: Uuid.optional() }))
+    .output(FileOutput)
+    // JSON carries no file: the service answers that a file part is required.
+    .mutation(async ({ ctx, input }) => ({
+      file: (await uploadFiles(ctx.db, ctx.actor, { ...input, files: [] })).files[0]!,
+    })),
+  getFile: scopedProcedure(getFile.requirement)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/files/{fileId}",
+        tags: ["Files"],
+        summary: "An attached file's details",
+        description:
+          "Read by the file's owner (the end user it belongs to, the member or key that uploaded it) and the organization's admins (and organization keys); anyone else, another end user and another organization get `not_found`.",
+      },
+      errors: ["not_found"],
+    })
+    .input(FileIdInput)
+    .output(FileOutput)
+    .query(({ ctx, input }) => getFile(ctx.db, ctx.actor, input)),
+  /** Served by src/server/adapters/download.ts, which answers the bytes; the procedure documents it. */
+  getFileContent: scopedProcedure(getFileContent.requirement)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/files/{fileId}/content",
+        tags: ["Files"],
+        summary: "Download an attached file",
+        description:
+          "The file's bytes as uploaded, always as a download (`Content-Disposition: attachment` with its name), under the content type stored at upload (`X-Content-Type-Options: nosniff`, `Cache-Control: private, no-store`). The same readers as `GET /files/{fileId}`: its owner and the organization's admins (and organization keys); anyone else, another end user and another organization get `not_found`.",
+      },
+      errors: ["not_found"],
+      download: "file",
+    })
+    .input(FileIdInput)
+    // Over tRPC, the bytes in base64.
+    .output(z.string())
+    .query(async ({ ctx, input }) =>
+      Buffer.from((await getFileContent(ctx.db, ctx.actor, input)).bytes).toString("base64"),
+    ),
+  conversation: scopedProcedure(converse.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/apps/{appId}/conversation",
+        tags: ["Apps"],
+        summary: "Send a message to a published app",
+        description:
+          "The Supervisor routes the message to the app's members at their pinned versions and returns one synthesized reply. Pass the previous `conversation_id` to continue a conversation (prior turns are restored server-side). Each call runs and bills as one execution (1 credit); with `stream: true` the answer is `text/event-stream`. With `endUserId` (and optionally `portalId`) the call is made on behalf of that end user; refusals come in this order: the app (`not_found`, `service_disabled`), the end user (`not_found` when unknown, inactive or without access to the app), the conversation (`not_found` unless it is that end user's), then credits (402 when neither one of their pools nor the organization can cover it). Files: `fileIds` (from `POST /files`), or `multipart/form-data` with the fields and up to 5 `file` parts (4.5 MB per request); a document's text is a passage the reply cites like a source, an image goes to the app's models that accept images (422 `unsupported_attachment` before anything runs when none does).",
+      },
+      door: "apps",
+      stream: true,
+      multipart: "conversation",
+      alsoSucceeds: {
+        status: 202,
+        schema: "AwaitingApproval",
+        description:
+          'The run reached a flow\'s approval node and waits for a decision: `{executionId, conversation_id, status: "awaiting_approval"}`',
+      },
+      errors: [
+        "version_not_found",
+        "service_disabled",
+        "insufficient_credits",
+        "model_not_in_plan",
+        "unpublished_dependencies",
+        "not_found",
+        "run_limit_exceeded",
+        "invalid_workflow",
+        "provider_error",
+        "unsupported_attachment",
+      ],
+    })
+    .input(ConversationInput)
+    .output(z.union([ConversationOutput, AwaitingApprovalOutput]))
+    .mutation(async ({ ctx, input }) => {
+      const result = await converse(ctx.db, ctx.actor, {
+        appId: input.appId,
+        message: input.message,
+        conversationId: input.conversation_id,
+        regenerate: input.regenerate,
+        endUserId: input.endUserId,
+        portalId: input.portalId,
+        version: input.version,
+        fileIds: input.fileIds,
+      });
+      if (isAwaiting(result)) ctx.response.status = 202;
+      return result;
+    }),
+
+  conversationRunEvents: scopedProcedure(openConversationRun.requirement)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/apps/{appId}/conversation/runs/{executionId}/events",
+        tags: ["Apps"],
+        summary: "Resume a conversation run's stream",
+        description:
+          "Server-Sent Events of a streamed conversation run (the `execution_id` of its `run` event), usable with `EventSource`: every event from the start, or after the one named by the `Last-Event-ID` header (or `lastEventId`), then live until `done` or `error`. A finished run replays in full for 24 hours; 204 when the client already has its last event (an EventSource stops reconnecting). Same key rules as the conversation POST. An unknown run, or one started through another door or organization, is `not_found`. Reading never runs or bills anything.",
+      },
+      door: "apps",
+      events: true,
+      errors: ["not_found"],
+    })
+    .input(ConversationRunEventsInput)
+    .output(ConversationRunEventsOutput)
+    .query(async ({ ctx, input }) => {
+      const run = await openConversationRun(ctx.db, ctx.actor, input);
+      const events = await readRunEvents(ctx.db, run, Number(input.lastEventId ?? 0));
+      return {
+        events: events.map((event) => ({ id: event.seq, event: event.event, data: JSON.parse(event.data) as unknown })),
+      };
+    }),
+
+  cancelConversationRun: scopedProcedure(cancelConversationRun.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/apps/{appId}/conversation/runs/{executionId}/cancel",
+        tags: ["Apps"],
+        summary: "Stop a conversation run",
+        description:
+          "Stops a streamed run, whichever server process runs it: its stream ends with an `error` event of code `canceled`, and its execution's status is `canceled`. 202 with the execution once it stopped; the run is billed, since it ran. A run that already ended: 200 with its execution, unchanged. Same key rules as the conversation POST.",
+      },
+      door: "apps",
+      successStatus: 202,
+      alsoSucceeds: { status: 200, description: "The run had already ended: its execution, unchanged" },
+      errors: ["not_found"],
+    })
+    .input(ConversationRunInput)
+    .output(CancelConversationRunOutput)
+    .mutation(async ({ ctx, input }) => {
+      const { status, execution } = await cancelConversationRun(ctx.db, ctx.actor, input);
+      ctx.response.status = status;
+      return { execution };
+    }),
+
+  transaction: scopedProcedure(transact.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/apps/{appId}/transaction",
+        tags: ["Apps"],
+        summary: "Run a transaction: JSON in, JSON out",
+        description:
+          "`input` is checked against the app's published `api.inputSchema` (every problem named). The reply must be a JSON object matching `api.outputSchema`, else 502 `output_invalid` with `raw` and JSON-pointer `details` (the run is still billed). A reply holding no JSON object is read as `{\"reply\": text}`. 1 credit. With `endUserId` (and optionally `portalId`) the call is made on behalf of that end user: the app is checked first, then the end user (`not_found` when unknown, inactive or without access), then the input, then credits (their pool and the organization's balance).",
+      },
+      door: "apps",
+      alsoSucceeds: {
+        status: 202,
+        schema: "AwaitingApproval",
+        description:
+          'The run reached a flow\'s approval node and waits for a decision: `{executionId, status: "awaiting_approval"}`; `GET /executions/{executionId}` has its output once it ends',
+      },
+      errors: [
+        "version_not_found",
+        "service_disabled",
+        "insufficient_credits",
+        "model_not_in_plan",
+        "unpublished_dependencies",
+        "not_found",
+        "output_invalid",
+        "run_limit_exceeded",
+        "invalid_workflow",
+        "provider_error",
+      ],
+    })
+    .input(TransactionInput)
+    .output(z.union([TransactionOutput, AwaitingApprovalOutput]))
+    .mutation(async ({ ctx, input }) => {
+      const result = await transact(ctx.db, ctx.actor, input);
+      if (isAwaiting(result)) ctx.response.status = 202;
+      return result;
+    }),
+
+  agentTests: router(testProcedures("agent", "agents")),
+  flowTests: router(testProcedures("flow", "flows")),
+  appTests: router(testProcedures("app", "apps")),
+
+  executions: scopedProcedure(listExecutions.requirement)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/executions",
+        tags: ["Executions"],
+        summary: "List runs with their trace, latency and credits",
+        description:
+          "Filter by `itemId`, by `endUserId` (runs for an end user, in a portal or over the API on their behalf), by `portalId` or by `status`; `outcome=failure` lists the runs GET /usage counts as `failures` (`failed` or `output_invalid`). Runs refused before they ran are not executions (nothing ran): GET /usage/refusals lists them. Oldest first; `order=newest` for the latest first.",
+      },
+    })
+    .input(ListExecutionsInput)
+    .output(ListExecutionsOutput)
+    .query(({ ctx, input }) => listExecutions(ctx.db, ctx.actor, input)),
+
+  execution: scopedProcedure(getExecution.requirement)
+    .meta({
+      openapi: { method: "GET", path: "/executions/{executionId}", tags: ["Executions"], summary: "One run" },
+      errors: ["not_found"],
+    })
+    .input(z.strictObject({ executionId: z.uuid() }))
+    .output(z.object({ execution: Execution }))
+    .query(async ({ ctx, input }) => ({ execution: await getExecution(ctx.db, ctx.actor, input) })),
+
+  approvals: scopedProcedure(listPendingApprovals.requirement)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/approvals",
+        tags: ["Executions"],
+        summary: "Runs waiting for an approval",
+        description:
+          "The organization's runs paused at a flow's `approval` node and not decided yet, oldest first (at most 100), with `total`.",
+      },
+    })
+    .input(z.strictObject({}).optional())
+    .output(ListApprovalsOutput)
+    .query(({ ctx }) => listPendingApprovals(ctx.db, ctx.actor)),
+
+  approval: scopedProcedure(getApproval.requirement)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/executions/{executionId}/approval",
+        tags: ["Executions"],
+        summary: "A run's approval, with what it wants to do and why",
+        description:
+          "The approval node's message, the run's input, the paused flow's inputs, variables and the outputs of the nodes before it, and the decision once taken.",
+      },
+      errors: ["not_found"],
+    })
+    .input(z.strictObject({ executionId: Uuid }))
+    .output(ApprovalDetail)
+    .query(({ ctx, input }) => getApproval(ctx.db, ctx.actor, input)),
+
+  decideApproval: scopedProcedure(decideApproval.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/executions/{executionId}/approval",
+        tags: ["Executions"],
+        summary: "Approve or reject a run waiting for an approval",
+        description:
+          "A person's decision (a personal key, or the console; role member or above) on a run paused at a flow's `approval` node. Approved: the run continues to its end in the background (`execution.completed` when it ends). Rejected: it ends `failed` with the reason. A second decision, or one after the node's timeout, is 409 `conflict`; another organization's run is `not_found`.",
+      },
+      errors: ["not_found", "conflict", "forbidden_role"],
+    })
+    .input(DecideApprovalInput)
+    .output(DecideApprovalOutput)
+    .mutation(async ({ ctx, input }) => ({ execution: (await decideApproval(ctx.db, ctx.actor, input)).execution })),
+});
