@@ -40,6 +40,7 @@ describe("synchronous validation of procedures", () => {
       counts: { sources: 0, pages: 0 },
       sources: [],
       pages: [],
+      crawls: [],
       extra: 1,
     };
     await expect(Knowledgebase.parseAsync(detail)).resolves.toEqual(Knowledgebase.parse(detail));
