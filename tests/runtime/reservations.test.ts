@@ -139,7 +139,7 @@ describe("reservations", () => {
 describe("a graded test case on a priced model", () => {
   const CASE = { input: "How long do refunds take?", expectedBehavior: "Says fourteen days" };
 
-  it("reserves before each call, its grader's included (capped like an answer), and settles what both cost", async () => {
+  it("reserves before each call, its grader's included (capped at a verdict's length), and settles what both cost", async () => {
     const tenant = await newOrganization({ credits: 5_000 });
     const key = tenant.orgKey.secret;
     const agent = await create(key, "agents", { name: "Priced helper", model: "tool-model" });
@@ -147,10 +147,10 @@ describe("a graded test case on a priced model", () => {
     const calls = openai.requests.length;
     const response = await api("POST", `/agents/${agent.id}/tests`, { key, body: { cases: [CASE] } });
     expect(response.status, response.text).toBe(200);
-    // The answer and the grading, each capped at the reserved maximum.
+    // The answer and the grading, each capped at its reserved maximum.
     expect(openai.requests.slice(calls).map((request) => request.maxTokens)).toEqual([
       RUN_LIMITS.callOutputTokens,
-      RUN_LIMITS.callOutputTokens,
+      RUN_LIMITS.gradeOutputTokens,
     ]);
     // 5 output tokens each: 10 credits kept, the rest of both ceilings released.
     expect(await credits(tenant)).toBe(5_000 - 10);
@@ -160,9 +160,9 @@ describe("a graded test case on a priced model", () => {
   });
 
   it("does not grade a case whose grader's ceiling the balance cannot hold: the answer is charged what it cost", async () => {
-    const ceiling = RUN_LIMITS.callOutputTokens;
+    const balance = RUN_LIMITS.callOutputTokens + RUN_LIMITS.gradeOutputTokens / 2;
     // Room for the answer's ceiling, not for the grader's on top of it.
-    const tenant = await newOrganization({ credits: ceiling + ceiling / 2 });
+    const tenant = await newOrganization({ credits: balance });
     const key = tenant.orgKey.secret;
     const agent = await create(key, "agents", { name: "Priced helper", model: "tool-model" });
     await setPrice(key, "tool-model");
@@ -173,7 +173,7 @@ describe("a graded test case on a priced model", () => {
     const [result] = response.body.results;
     expect(result).toMatchObject({ passed: false, output: "Five tokens of answer here." });
     expect(result.failures[0].reason).toMatch(/credits/i);
-    expect(await credits(tenant)).toBe(ceiling + ceiling / 2 - 5);
+    expect(await credits(tenant)).toBe(balance - 5);
     expect((await executions(tenant))[0]).toMatchObject({ kind: "test", credits: 5 });
   });
 });

@@ -142,10 +142,13 @@ export class BilledRun implements CallReserver {
   }
 
   /** CallReserver: raises the reservation to every priced call's ceiling so far, before this one. */
-  async reserve(model: string, inputTokens: number): Promise<number | undefined> {
+  async reserve(
+    model: string,
+    inputTokens: number,
+    maxOutputTokens: number = RUN_LIMITS.callOutputTokens,
+  ): Promise<number | undefined> {
     const price = this.pricing.prices.get(model);
     if (!price) return undefined;
-    const maxOutputTokens = RUN_LIMITS.callOutputTokens;
     this.ceilingMicro += callCeilingMicro(price, inputTokens, maxOutputTokens);
     const needed = Math.max(this.pricing.upfront, wholeCredits(this.ceilingMicro));
     await this.serially(async () => {

@@ -12,6 +12,7 @@ import { AppError, isAppError } from "@/server/errors";
 import { BilledRun, RUN_CREDITS } from "./billed-run";
 import { RUN_LOST } from "./run-leases";
 import { jsonObjectIn } from "./json-in-text";
+import { RUN_LIMITS } from "./limits";
 import { appRunForDraft, assertCompleteDraft, loadDraft } from "./load";
 import { BUILTIN_MODEL_ID, modelFor } from "./models";
 import { estimateTokens, runnableModels } from "./metering";
@@ -194,7 +195,11 @@ async function gradeCase(
 ): Promise<Grade> {
   let maxOutputTokens: number | undefined;
   try {
-    maxOutputTokens = await ctx.meter.reserve(grader.id, estimateTokens(testCase.input, testCase.expected, output));
+    maxOutputTokens = await ctx.meter.reserve(
+      grader.id,
+      estimateTokens(testCase.input, testCase.expected, output),
+      RUN_LIMITS.gradeOutputTokens,
+    );
   } catch (cause) {
     // Not an AppError: the case was settled as lost meanwhile, which its outcome says.
     return {

@@ -30,6 +30,8 @@ export const RUN_LIMITS = {
    * (billed-run.ts) and passed to the provider as its maximum, so it is never charged more.
    */
   callOutputTokens: 1024,
+  /** A grading call's ceiling: its verdict is a short JSON object, so it reserves far less than an answer. */
+  gradeOutputTokens: 256,
   /** Model calls one answer may make when it calls tools (each round of tool calls is one). */
   toolSteps: 8,
   /** Wall time of one tool call; a tool that takes longer is reported to the model as timed out. */

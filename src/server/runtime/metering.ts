@@ -45,7 +45,7 @@ export interface CallReserver {
    * Reserves a call's ceiling before it is made (or throws insufficient_credits, and the call is
    * not made): answers the call's maximum output tokens, or undefined for an unpriced model.
    */
-  reserve(model: string, inputTokens: number): Promise<number | undefined>;
+  reserve(model: string, inputTokens: number, maxOutputTokens?: number): Promise<number | undefined>;
   /** A call that failed before any output gives its ceiling back to the next calls (a retry, a fallback). */
   release(model: string, inputTokens: number): void;
   /** The run's calls so far, after each one ends. */
@@ -61,8 +61,8 @@ export class Meter {
   constructor(private readonly organizationId: string) {}
 
   /** Before a call of `model` reading about `inputTokens`: its maximum output tokens, if it is capped. */
-  reserve(model: string, inputTokens: number): Promise<number | undefined> {
-    return this.reserver ? this.reserver.reserve(model, inputTokens) : Promise.resolve(undefined);
+  reserve(model: string, inputTokens: number, maxOutputTokens?: number): Promise<number | undefined> {
+    return this.reserver ? this.reserver.reserve(model, inputTokens, maxOutputTokens) : Promise.resolve(undefined);
   }
 
   /** After a call that failed before any output: its ceiling serves the next call. */
