@@ -75,13 +75,17 @@ function isDivider(line: string): boolean {
   return line.includes("-") && /^[\s:|-]+$/.test(line);
 }
 
-/** Markdown's marks taken off, so an answer reads as text: links keep their words. */
-function plainMarkdown(text: string): string {
+/** Prose as an answer quotes it: links keep their words, emphasis and code stay for the chat to render. */
+function proseMarkdown(text: string): string {
   return text
     .replace(/!?\[([^[\]]*)\]\([^()]*\)/g, "$1")
-    .replace(/(\*\*|__|`)/g, "")
     .replace(/\s+/g, " ")
     .trim();
+}
+
+/** Markdown's marks taken off, for headings and table cells: links keep their words. */
+function plainMarkdown(text: string): string {
+  return proseMarkdown(text.replace(/(\*\*|__|`)/g, ""));
 }
 
 function cellsOf(line: string): string[] {
@@ -108,7 +112,7 @@ export function sections(text: string, heading = ""): Section[] {
   let fenced = false;
 
   const endParagraph = () => {
-    const prose = plainMarkdown(paragraph.join(" "));
+    const prose = proseMarkdown(paragraph.join(" "));
     paragraph = [];
     for (const sentence of prose.split(/(?<=[.!?])\s+(?=\S)/))
       if (sentence) current.units.push({ kind: "sentence", text: sentence });
@@ -144,13 +148,13 @@ export function sections(text: string, heading = ""): Section[] {
       }
     } else if (listItem) {
       endParagraph();
-      const item = plainMarkdown(line.slice(listItem[0].length));
+      const item = proseMarkdown(line.slice(listItem[0].length));
       if (item) current.units.push({ kind: "item", text: item });
     } else if (!trimmed) endParagraph();
     else if (/^\s/.test(line) && paragraph.length === 0 && current.units.at(-1)?.kind === "item") {
       // An indented line under a list item continues it.
       const last = current.units.at(-1)!;
-      last.text = `${last.text} ${plainMarkdown(trimmed)}`;
+      last.text = `${last.text} ${proseMarkdown(trimmed)}`;
     } else paragraph.push(trimmed);
   }
   endParagraph();
