@@ -2,6 +2,17 @@
 import path from "node:path";
 import { z } from "zod";
 
+/** A comma-separated setting as its trimmed, non-empty items. */
+const commaList = z
+  .string()
+  .default("")
+  .transform((value) =>
+    value
+      .split(",")
+      .map((item) => item.trim())
+      .filter(Boolean),
+  );
+
 const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
@@ -47,25 +58,9 @@ const EnvSchema = z.object({
   MODEL_PROVIDER_BASE_URL: z.string().url().optional(),
   MODEL_PROVIDER_API_KEY: z.string().optional(),
   /** Comma-separated model ids offered from that endpoint. */
-  MODEL_PROVIDER_MODELS: z
-    .string()
-    .default("")
-    .transform((value) =>
-      value
-        .split(",")
-        .map((id) => id.trim())
-        .filter(Boolean),
-    ),
+  MODEL_PROVIDER_MODELS: commaList,
   /** Comma-separated ids among those that accept images attached to a turn (the others are refused one). */
-  MODEL_PROVIDER_IMAGE_MODELS: z
-    .string()
-    .default("")
-    .transform((value) =>
-      value
-        .split(",")
-        .map((id) => id.trim())
-        .filter(Boolean),
-    ),
+  MODEL_PROVIDER_IMAGE_MODELS: commaList,
   /** The provider's name as GET /models shows it. */
   MODEL_PROVIDER_NAME: z.string().min(1).default("openai-compatible"),
   /**
@@ -120,16 +115,7 @@ const EnvSchema = z.object({
    * "https://app.example.com,https://admin.example.com". None by default; the API document
    * (/api/v1/openapi.json) is readable from any origin.
    */
-  CORS_ORIGINS: z
-    .string()
-    .default("")
-    .transform((value) =>
-      value
-        .split(",")
-        .map((origin) => origin.trim())
-        .filter(Boolean),
-    )
-    .pipe(z.array(z.url({ protocol: /^https?$/ }).transform((origin) => new URL(origin).origin))),
+  CORS_ORIGINS: commaList.pipe(z.array(z.url({ protocol: /^https?$/ }).transform((origin) => new URL(origin).origin))),
   /**
    * An OTLP/HTTP collector (e.g. http://localhost:4318): traces of requests, queries, provider
    * and MCP calls and background jobs are sent to <endpoint>/v1/traces. Unset: no tracing.
