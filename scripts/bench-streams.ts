@@ -7,7 +7,7 @@
 // are open, over RSS at rest), event delay p50/p99 from the provider's send to the client's
 // receipt, CPU, the server's database connections (open, and busy while the streams only wait),
 // and what failed. BENCH_STREAMS=500,1000, BENCH_STREAM_SECONDS=10 and BENCH_STREAM_PROCESSES=1
-// shorten it.
+// shorten it; BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of each server process.
 import { spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
@@ -16,7 +16,7 @@ import { pathToFileURL } from "node:url";
 import pg from "pg";
 import { createParser } from "eventsource-parser";
 import { buildServer, SERVER_DIST } from "./build-server.mjs";
-import { memoryOf, percentile, postApi, treeCpuSeconds, waitForHealth } from "./bench-process";
+import { cpuProfileArgs, memoryOf, percentile, postApi, treeCpuSeconds, waitForHealth } from "./bench-process";
 import { env } from "@/env";
 import { SCOPES } from "@/schemas/identity/auth";
 import { startEmbeddedCluster, ensureDatabase, EMBEDDED_DATABASE } from "@/server/database/embedded";
@@ -87,7 +87,7 @@ function startServer(port: number, databaseUrl: string, dataDir: string): ChildP
     process.once("SIGTERM", () => server.stop().then(() => process.exit(0)));`;
   return spawn(
     process.execPath,
-    [`--max-old-space-size=${env().SERVER_HEAP_MB}`, "--input-type=module", "-e", serveSource],
+    [`--max-old-space-size=${env().SERVER_HEAP_MB}`, ...cpuProfileArgs(), "--input-type=module", "-e", serveSource],
     {
       stdio: ["ignore", "ignore", "inherit"],
       env: {
