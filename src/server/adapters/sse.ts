@@ -179,12 +179,21 @@ function runStream(db: Db, run: StreamedRun, after: number, headers: Headers, op
             await watch.next(Math.min(DATABASE_RETRY_MS, 100 * 2 ** ++away));
             continue;
           }
+          // One chunk per read, not per event: each chunk costs the web stream and the socket a
+          // write, and a stream that fell behind reads many events at once (issue 53).
+          if (!open) return;
+          let text = "";
+          let ended = false;
           for (const event of events) {
-            if (!open) return;
-            controller.enqueue(encoder.encode(format(event)));
+            text += format(event);
             last = event.seq;
-            if (isFinal(event.event)) return;
+            if (isFinal(event.event)) {
+              ended = true;
+              break;
+            }
           }
+          if (text) controller.enqueue(encoder.encode(text));
+          if (ended) return;
           // A read short of a full batch read everything stored: every later store wakes this
           // reader (a wake while it read is kept for the next call), so it reads again only then,
           // once per store, not once more to find nothing (issue 53: a held stream's reads).
