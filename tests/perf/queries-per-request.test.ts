@@ -14,6 +14,7 @@ import { addPerson, api, expectError, isCounterSweep, issueKey, newOrganization,
 import { email, newGroup, newPlan } from "../provisioning-helpers";
 import { newKnowledgebase, newPage } from "../knowledge-helpers";
 import { publishedApp } from "../runtime-helpers";
+import { BUILTIN_MODEL_ID } from "@/server/runtime/model-types";
 
 const dbs: Db[] = [];
 afterAll(async () => {
@@ -148,6 +149,35 @@ describe("statements per request, once the process has seen the key", () => {
       "atrium_live_app",
       "atrium_model_prices",
       "atrium_record_run_usage",
+      "atrium_retrieve",
+      "atrium_save_turn",
+    ]);
+  });
+  it("a priced turn of two calls (route, answer): the flat turn's seven, the answer's reservation, the route's cost on the lease, the settlement", async () => {
+    const server = serverProcess();
+    const app = await publishedApp();
+    const priced = await api("PUT", `/model-prices/${BUILTIN_MODEL_ID}`, {
+      key: app.key,
+      body: { inputCreditsPerMillion: 1_000, outputCreditsPerMillion: 4_000, minimumCredits: 1 },
+    });
+    expect(priced.status).toBe(200);
+    const converse = () =>
+      api("POST", `/apps/${app.appId}/conversation`, {
+        key: app.key,
+        handler: server.handler,
+        body: { message: "How long do refunds take?" },
+      });
+    await server.statementsOf(converse);
+    const statements = await server.statementsOf(async () => expect((await converse()).status).toBe(200));
+    expect([...statements].sort()).toEqual([
+      "atrium_charge_run_credits",
+      "atrium_give_back_credits",
+      "atrium_key_count",
+      "atrium_live_app",
+      "atrium_model_prices",
+      "atrium_record_leased_cost",
+      "atrium_record_run_usage",
+      "atrium_reserve_run_credits",
       "atrium_retrieve",
       "atrium_save_turn",
     ]);
