@@ -27,6 +27,9 @@ import * as directory from "@/server/services/identity/directory";
 import * as saml from "@/server/services/identity/saml";
 import * as sso from "@/server/services/identity/sso";
 import * as endUsers from "@/server/services/provisioning/end-users";
+import * as endUserChanges from "@/server/services/provisioning/end-user-changes";
+import * as endUserReads from "@/server/services/provisioning/end-user-reads";
+import * as endUserSubscriptions from "@/server/services/provisioning/end-user-subscriptions";
 import * as endUserBatches from "@/server/services/provisioning/end-user-batches";
 import * as endUserData from "@/server/services/provisioning/end-user-data";
 import * as evaluations from "@/server/services/builder/evaluations";
@@ -519,7 +522,7 @@ const WRITES: Record<string, Scenario> = {
   deleteItem: async (w) => (await builder.deleteItem(db(), w.op, "agent", await agent(w)), "agent.delete"),
   provisionEndUser: async (w) => (await endUser(w), "end_user.create"),
   updateEndUser: async (w) => (
-    await endUsers.updateEndUser(db(), w.op, { endUserId: (await endUser(w)).id, fullName: "New name" }),
+    await endUserChanges.updateEndUser(db(), w.op, { endUserId: (await endUser(w)).id, fullName: "New name" }),
     "end_user.update"
   ),
   importEndUsers: async (w) => (
@@ -531,11 +534,11 @@ const WRITES: Record<string, Scenario> = {
     "end_user.revoke"
   ),
   revokeEndUser: async (w) => (
-    await endUsers.revokeEndUser(db(), w.op, { endUserId: (await endUser(w)).id }),
+    await endUserChanges.revokeEndUser(db(), w.op, { endUserId: (await endUser(w)).id }),
     "end_user.revoke"
   ),
   deleteEndUser: async (w) => (
-    await endUsers.deleteEndUser(db(), w.op, { endUserId: (await endUser(w)).id }),
+    await endUserChanges.deleteEndUser(db(), w.op, { endUserId: (await endUser(w)).id }),
     "end_user.delete"
   ),
   eraseEndUser: async (w) => (
@@ -549,13 +552,13 @@ const WRITES: Record<string, Scenario> = {
       withGroup: false,
     });
     const user = await endUser(w, { tierPlanIds: [tierPlan.id] });
-    await endUsers.removeSubscription(db(), w.op, { endUserId: user.id, tierPlanId: tierPlan.id });
+    await endUserSubscriptions.removeSubscription(db(), w.op, { endUserId: user.id, tierPlanId: tierPlan.id });
     return "subscription.cancel";
   },
   removeEndUserGrant: async (w) => {
     const user = await endUser(w, { grants: [{ targetKind: "app", targetId: w.appId }] });
-    const detail = await endUsers.getEndUser(db(), w.op, { endUserId: user.id });
-    await endUsers.removeEndUserGrant(db(), w.op, { endUserId: user.id, grantId: detail.grants[0]!.id });
+    const detail = await endUserReads.getEndUser(db(), w.op, { endUserId: user.id });
+    await endUserChanges.removeEndUserGrant(db(), w.op, { endUserId: user.id, grantId: detail.grants[0]!.id });
     return "grant.delete";
   },
   linkProcessorSubscription: async (w) => {
@@ -564,7 +567,10 @@ const WRITES: Record<string, Scenario> = {
       creditAllowance: 10,
       withGroup: false,
     });
-    await endUsers.linkProcessorSubscription(db(), w.op, { endUserId: (await endUser(w)).id, tierPlanId: tierPlan.id });
+    await endUserSubscriptions.linkProcessorSubscription(db(), w.op, {
+      endUserId: (await endUser(w)).id,
+      tierPlanId: tierPlan.id,
+    });
     return "subscription.link";
   },
   createKnowledgebase: async (w) => (

@@ -16,7 +16,7 @@ import { guarded, guardedByKind } from "@/server/auth/guarded";
 import { getDb } from "@/server/db";
 import { toAppError } from "@/server/errors";
 import { createItem, deleteItem, getDraft, listItems } from "@/server/services/builder/builder";
-import { listEndUsers } from "@/server/services/provisioning/end-users";
+import { listEndUsers } from "@/server/services/provisioning/end-user-reads";
 import { createKnowledgebase } from "@/server/services/knowledge/knowledgebases";
 import { addMember, listMembers } from "@/server/services/identity/members";
 import { createModelProvider, listModelProviders } from "@/server/services/org/model-providers";
@@ -64,6 +64,8 @@ const UNGUARDED: Record<string, string> = {
   "provisioning/end-user-data.streamOwnExport": "the portal door's; only the signed-in end user's own data",
   "portal/portal-export.mailExportLink": "the portal door's; mails the signed-in end user a link to their own data",
   "portal/portal-export.openOwnExport": "the portal door's; only the signed-in end user's own data, a link only theirs",
+  "provisioning/end-users-shared.findEndUser": "the lookup the guarded end-user services share",
+  "provisioning/end-users-shared.lockedEndUser": "locks the end user a guarded change writes, in its transaction",
   "provisioning/end-users.provisionOn":
     "provisionEndUser's statement on a given connection; called by guarded services only",
   "identity/directory.recordDirectoryEvent":

@@ -26,7 +26,8 @@ import {
   type ScimObject,
 } from "@/server/scim/schema";
 import { logger } from "@/server/observability/log";
-import { subscribe, toEndUser } from "../provisioning/end-users";
+import { subscribe } from "../provisioning/end-user-subscriptions";
+import { toEndUser } from "../provisioning/end-users-shared";
 import { changesBetween, recordEvent, SECRET_CHANGED } from "../org/events";
 import { normalizeEmail } from "./members";
 import { samlAcsUrl, samlEntityId } from "./saml";

@@ -13,7 +13,7 @@ import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { creditsLeft } from "../support/credit-pool";
-import { getEndUser } from "../provisioning/end-users";
+import { getEndUser } from "../provisioning/end-user-reads";
 
 /**
  * An end user who may sign in and use apps: not revoked, not suspended (no active directory user

@@ -11,7 +11,7 @@ import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { logger } from "@/server/observability/log";
 import { POOL_BONUS_SQL, POOL_NEXT_RESET_SQL, POOL_USED_SQL } from "../support/credit-pool";
-import { subscriptionSelect, toSubscriptionDetail } from "./end-users";
+import { subscriptionSelect, toSubscriptionDetail } from "./end-user-subscriptions";
 import { recorded, recordEvent } from "../org/events";
 import { deliverMail } from "../org/mail";
 

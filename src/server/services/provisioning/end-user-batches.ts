@@ -15,7 +15,8 @@ import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError, isAppError } from "@/server/errors";
-import { provisionOn, revokeEndUser } from "./end-users";
+import { provisionOn } from "./end-users";
+import { revokeEndUser } from "./end-user-changes";
 import { normalizeEmail } from "../identity/members";
 import { addGroupMember } from "./user-groups";
 

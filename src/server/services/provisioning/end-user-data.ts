@@ -13,7 +13,7 @@ import type { Actor, EndUserActor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { guarded } from "@/server/auth/guarded";
-import { getEndUser } from "./end-users";
+import { getEndUser } from "./end-user-reads";
 import { recordEvent } from "../org/events";
 
 export const DATA_RIGHTS_COVERAGE = {

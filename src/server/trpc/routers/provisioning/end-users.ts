@@ -21,16 +21,15 @@ import {
   RemoveSubscriptionInput,
   UpdateEndUserInput,
 } from "@/schemas/provisioning/provisioning";
+import { provisionEndUser } from "@/server/services/provisioning/end-users";
+import { getEndUser, listEndUsers } from "@/server/services/provisioning/end-user-reads";
 import {
   deleteEndUser,
-  getEndUser,
-  listEndUsers,
-  provisionEndUser,
   removeEndUserGrant,
-  removeSubscription,
   revokeEndUser,
   updateEndUser,
-} from "@/server/services/provisioning/end-users";
+} from "@/server/services/provisioning/end-user-changes";
+import { removeSubscription } from "@/server/services/provisioning/end-user-subscriptions";
 import {
   dismissCreditRequest,
   grantBonusCredits,
