@@ -24,6 +24,8 @@ import * as builder from "@/server/services/builder/builder";
 import * as builderTemplates from "@/server/services/builder/builder-templates";
 import * as conversations from "@/server/services/runs/conversations";
 import * as directory from "@/server/services/identity/directory";
+import * as directoryGroups from "@/server/services/identity/directory-groups";
+import * as directoryUsers from "@/server/services/identity/directory-users";
 import * as saml from "@/server/services/identity/saml";
 import * as sso from "@/server/services/identity/sso";
 import * as endUsers from "@/server/services/provisioning/end-users";
@@ -248,10 +250,14 @@ async function webhookEndpoint(w: World) {
 
 /** A directory user standing for a new end user. */
 async function directoryUser(w: World, extra: Record<string, unknown> = {}) {
-  return directory.createDirectoryUser(db(), w.directory, { userName: email(), displayName: "Dana Scully", ...extra });
+  return directoryUsers.createDirectoryUser(db(), w.directory, {
+    userName: email(),
+    displayName: "Dana Scully",
+    ...extra,
+  });
 }
 async function directoryGroup(w: World) {
-  return directory.createDirectoryGroup(db(), w.directory, { displayName: name("Directory group") });
+  return directoryGroups.createDirectoryGroup(db(), w.directory, { displayName: name("Directory group") });
 }
 /** A reply of the app to rate: its conversation, execution and message, as a turn leaves them. */
 async function assistantMessage(w: World): Promise<string> {
@@ -296,7 +302,7 @@ const WRITES: Record<string, Scenario> = {
   createDirectoryUser: async (w) => (await directoryUser(w), "end_user.create"),
   replaceDirectoryUser: async (w) => {
     const user = await directoryUser(w);
-    await directory.replaceDirectoryUser(db(), w.directory, String(user.id), {
+    await directoryUsers.replaceDirectoryUser(db(), w.directory, String(user.id), {
       userName: user.userName,
       displayName: "Dana Scully",
       active: false,
@@ -305,20 +311,20 @@ const WRITES: Record<string, Scenario> = {
   },
   patchDirectoryUser: async (w) => {
     const user = await directoryUser(w, { active: false });
-    await directory.patchDirectoryUser(db(), w.directory, String(user.id), {
+    await directoryUsers.patchDirectoryUser(db(), w.directory, String(user.id), {
       Operations: [{ op: "replace", path: "active", value: true }],
     });
     return "end_user.reactivate";
   },
   deleteDirectoryUser: async (w) => (
-    await directory.deleteDirectoryUser(db(), w.directory, String((await directoryUser(w)).id)),
+    await directoryUsers.deleteDirectoryUser(db(), w.directory, String((await directoryUser(w)).id)),
     "directory_user.delete"
   ),
   createDirectoryGroup: async (w) => (await directoryGroup(w), "user_group.create"),
   replaceDirectoryGroup: async (w) => {
     const group = await directoryGroup(w);
     const user = await directoryUser(w);
-    await directory.replaceDirectoryGroup(db(), w.directory, String(group.id), {
+    await directoryGroups.replaceDirectoryGroup(db(), w.directory, String(group.id), {
       displayName: "Renamed",
       members: [{ value: user.id }],
     });
@@ -326,13 +332,13 @@ const WRITES: Record<string, Scenario> = {
   },
   patchDirectoryGroup: async (w) => {
     const group = await directoryGroup(w);
-    await directory.patchDirectoryGroup(db(), w.directory, String(group.id), {
+    await directoryGroups.patchDirectoryGroup(db(), w.directory, String(group.id), {
       Operations: [{ op: "replace", path: "displayName", value: name("Patched") }],
     });
     return "user_group.update";
   },
   deleteDirectoryGroup: async (w) => (
-    await directory.deleteDirectoryGroup(db(), w.directory, String((await directoryGroup(w)).id)),
+    await directoryGroups.deleteDirectoryGroup(db(), w.directory, String((await directoryGroup(w)).id)),
     "user_group.delete"
   ),
   rotateDirectoryToken: async (w) => (await directory.rotateDirectoryToken(db(), w.op), "api_key.create"),
