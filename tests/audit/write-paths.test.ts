@@ -45,6 +45,7 @@ import * as modelProviders from "@/server/services/org/model-providers";
 import * as notifications from "@/server/services/org/notifications";
 import * as organizations from "@/server/services/org/organizations";
 import * as pages from "@/server/services/knowledge/pages";
+import * as pageEdits from "@/server/services/knowledge/page-edits";
 import * as portals from "@/server/services/portal/portals";
 import * as reviews from "@/server/services/knowledge/reviews";
 import * as sources from "@/server/services/knowledge/sources";
@@ -689,7 +690,7 @@ const WRITES: Record<string, Scenario> = {
   ),
   createPage: async (w) => (await page(w), "page.create"),
   patchPage: async (w) => (
-    await pages.patchPage(db(), w.op, {
+    await pageEdits.patchPage(db(), w.op, {
       knowledgebaseId: w.kbId,
       pageId: await page(w),
       patch: [{ op: "append", text: "!" }],
@@ -697,7 +698,7 @@ const WRITES: Record<string, Scenario> = {
     "page.update"
   ),
   savePage: async (w) => (
-    await pages.savePage(db(), w.op, { knowledgebaseId: w.kbId, pageId: await page(w), markdown: "Saved" }),
+    await pageEdits.savePage(db(), w.op, { knowledgebaseId: w.kbId, pageId: await page(w), markdown: "Saved" }),
     "page.update"
   ),
   movePage: async (w) => {

@@ -41,6 +41,7 @@ const PUBLIC_PROCEDURES = [
 const UNGUARDED: Record<string, string> = {
   "runs/executions.recordExecution": "records a run for the guarded service that started it",
   "support/knowledge-access.findKnowledgebase": "a lookup the guarded knowledge services share",
+  "knowledge/pages-shared.findPage": "the lookup the guarded page services share",
   "support/knowledge-access.refuseOverPlanCap": "a plan cap check inside a guarded create",
   "support/knowledge-access.reviewsWritesOf": "decides whether a guarded write waits for review",
   "portal/portal-access.runFor": "the access rule converse and transact apply after their guard",

@@ -5,7 +5,7 @@ import { MAX_PAGE_MARKDOWN_CHARS } from "../limits";
 export const MAX_PATCH_OPERATIONS = 50;
 
 /**
- * A markdown link to a page as services/knowledge/pages.ts reads links, `[title](page:<id>)`: a link's text
+ * A markdown link to a page as services/knowledge/page-links.ts reads links, `[title](page:<id>)`: a link's text
  * cannot hold brackets there, so they are dropped from the title.
  */
 export function pageLinkMarkdown(page: { id: string; title: string }): string {
