@@ -19,7 +19,8 @@ import {
   startSamlTest,
 } from "@/server/services/identity/saml";
 import { actorForSession } from "@/server/services/identity/sessions";
-import { organizationForMemberEmail, SSO_TEST_RESULT_PAGE, ssoRefusal } from "@/server/services/identity/sso";
+import { ssoRefusal } from "@/server/services/identity/sso";
+import { organizationForMemberEmail, SSO_TEST_RESULT_PAGE } from "@/server/services/identity/sso-sign-in";
 import { readBodyBytes } from "./json-body";
 import { errorResponse, requestIdFor } from "./envelope";
 

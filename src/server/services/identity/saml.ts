@@ -1,6 +1,6 @@
 // Single sign-on with SAML 2.0 (contract: "Data rights, retention and members' second factor"),
 // for organizations whose identity provider speaks only SAML: the same rules as OpenID Connect
-// for members and end users (services/identity/sso.ts signs the verified email in). @node-saml/node-saml
+// for members and end users (services/identity/sso-sign-in.ts signs the verified email in). @node-saml/node-saml
 // builds the AuthnRequest and checks the signed assertion (signature against the connection's
 // certificates, audience, NotBefore/NotOnOrAfter within the clock skew); we check the rest: the
 // assertion's issuer, the Recipient and InResponseTo of its bearer confirmation, the response's
@@ -18,19 +18,8 @@ import { AppError, invalidRequest } from "@/server/errors";
 import { guardedFetch, privateIntegrationUrlsAllowed, requireIntegrationUrl } from "@/server/integration-urls";
 import { changesBetween, recordEvent, recorded } from "../org/events";
 import { normalizeEmail } from "./members";
-import {
-  NO_OIDC,
-  normalizeDomains,
-  recordSsoTest,
-  requireDomainsFree,
-  signInWithEmail,
-  ssoRefusal,
-  toView,
-  type SsoConnectionView,
-  type SsoFinish,
-  type SsoStart,
-  testStart,
-} from "./sso";
+import { NO_OIDC, normalizeDomains, requireDomainsFree, ssoRefusal, toView, type SsoConnectionView } from "./sso";
+import { recordSsoTest, signInWithEmail, testStart, type SsoFinish, type SsoStart } from "./sso-sign-in";
 
 export const SAML_ACS_PATH = "/auth/saml/acs";
 /** The cookie that ties the identity provider's answer to the browser that asked (the request's ID). */
