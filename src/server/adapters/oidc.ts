@@ -10,7 +10,7 @@ import { requestIdFor } from "./envelope";
 import { isAppError, logIfUnexpected, toAppError } from "@/server/errors";
 import { portalPath, resolvePortal } from "@/server/services/portal/portals";
 import { publicOrigin } from "@/env";
-import { startSamlSignIn, startSamlTest } from "@/server/services/identity/saml";
+import { startSamlSignIn, startSamlTest } from "@/server/services/identity/saml-sign-in";
 import { actorForSession } from "@/server/services/identity/sessions";
 import { finishSsoSignIn, OIDC_STATE_COOKIE, startOidcTest, startSsoSignIn } from "@/server/services/identity/oidc";
 import { ssoRefusal } from "@/server/services/identity/sso";

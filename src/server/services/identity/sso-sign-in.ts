@@ -144,7 +144,7 @@ export interface SsoTestView {
   protocol: string;
   ok: boolean;
   message: string;
-  /** OpenID Connect: the claims; SAML: what the response held (services/identity/saml.ts, SamlSent). */
+  /** OpenID Connect: the claims; SAML: what the response held (services/identity/saml-sign-in.ts, SamlSent). */
   sent: Record<string, unknown>;
   createdAt: string;
 }
