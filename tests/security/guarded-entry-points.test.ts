@@ -62,7 +62,7 @@ const UNGUARDED: Record<string, string> = {
   "org/events.recorded": "runs a guarded service's write and records its event in one transaction",
   "provisioning/credit-requests.requestMoreCredits": "the portal door's; the signed-in end user asks for themselves",
   "runs/usage.getPortalUsage": "the portal door's; only the signed-in end user's own credits",
-  "provisioning/end-user-data.streamOwnExport": "the portal door's; only the signed-in end user's own data",
+  "provisioning/end-user-export.streamOwnExport": "the portal door's; only the signed-in end user's own data",
   "portal/portal-export.mailExportLink": "the portal door's; mails the signed-in end user a link to their own data",
   "portal/portal-export.openOwnExport": "the portal door's; only the signed-in end user's own data, a link only theirs",
   "provisioning/end-users-shared.findEndUser": "the lookup the guarded end-user services share",

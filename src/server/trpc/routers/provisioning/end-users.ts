@@ -39,7 +39,8 @@ import { creditLedger } from "@/server/services/provisioning/credit-ledger";
 import { EffectiveAccessInput, EffectiveAccessOutput } from "@/schemas/portal/portal";
 import { effectiveAccess } from "@/server/services/portal/portal-access";
 import { EndUserExport, EraseEndUserOutput } from "@/schemas/provisioning/end-user-data";
-import { eraseEndUser, exportEndUser } from "@/server/services/provisioning/end-user-data";
+import { eraseEndUser } from "@/server/services/provisioning/end-user-data";
+import { exportEndUser } from "@/server/services/provisioning/end-user-export";
 import {
   BulkEndUsersInput,
   BulkEndUsersOutput,
