@@ -11,7 +11,7 @@ import type { Prisma } from "@/generated/prisma/client";
 import { AppError } from "@/server/errors";
 import { recordEvent, SECRET_CHANGED } from "../org/events";
 import { toMember } from "./members";
-import { issueChallenge, secondStepFor, type MfaChallengeIssued } from "./mfa";
+import { issueChallenge, secondStepFor, type MfaChallengeIssued } from "./mfa-sign-in";
 import { newSession, type NewSession } from "./sessions";
 import { activeMemberWithEmail, invitationTarget, type InvitationRow } from "./invitations-shared";
 
@@ -100,7 +100,7 @@ async function completeReset(
  * an account (in another organization) the password opens this organization only, as for any
  * organization-given password (members.passwordHash); their own password is left alone. A link is
  * no way around the second factor: a member who has one (or must enroll one) gets the challenge of
- * a password sign-in instead of a session (services/identity/mfa.ts).
+ * a password sign-in instead of a session (services/identity/mfa-sign-in.ts).
  */
 export async function acceptInvitation(
   db: Db,

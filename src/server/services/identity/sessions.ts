@@ -15,7 +15,7 @@ import {
   secondStepFor,
   verifySignInCode,
   type MfaChallengeIssued,
-} from "./mfa";
+} from "./mfa-sign-in";
 import type { Role } from "@/schemas/identity/auth";
 
 /** Failed sign-ins a minute, and the account's delay: see sign-in-throttle.ts for what each holds off. */
@@ -34,7 +34,7 @@ export interface NewSession {
 
 /**
  * A session, or, when the member has a second factor or must enroll one, the challenge the next
- * step presents (services/identity/mfa.ts) and no session yet.
+ * step presents (services/identity/mfa-sign-in.ts) and no session yet.
  */
 export type SignInResult = { session: NewSession } | { mfa: MfaChallengeIssued };
 
