@@ -3,7 +3,7 @@
 // resources themselves are directory-users.ts and directory-groups.ts.
 import { SCIM_SCOPE } from "@/schemas/identity/auth";
 import { printableText } from "@/schemas/text";
-import type { DirectoryOverview } from "@/schemas/identity/directory";
+import type { DirectoryOverview, SetDirectoryDefaultPlanInput } from "@/schemas/identity/directory";
 import type { Actor, KeyActor } from "@/server/auth/actor";
 import { hashSecret, randomToken } from "@/server/auth/secrets";
 import { guarded } from "@/server/auth/guarded";
@@ -208,7 +208,7 @@ export const setDirectoryDefaultPlan = guarded(
   async function setDirectoryDefaultPlan(
     db: Db,
     actor: Actor,
-    input: { tierPlanId: string | null },
+    input: SetDirectoryDefaultPlanInput,
   ): Promise<{
     defaultPlanId: string | null;
   }> {

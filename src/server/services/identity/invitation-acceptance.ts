@@ -2,7 +2,7 @@
 // time, and accepting takes the invitation with one conditional UPDATE, so a double submit makes
 // one member.
 import { timingSafeEqual } from "node:crypto";
-import type { InvitationPreview, Member } from "@/schemas/identity/member";
+import type { AcceptInvitationInput, InvitationPreview, InvitationTokenInput, Member } from "@/schemas/identity/member";
 import type { MemberActor, RequestOrigin } from "@/server/auth/actor";
 import { hashPassword } from "@/server/auth/passwords";
 import { hashSecret, randomToken } from "@/server/auth/secrets";
@@ -46,7 +46,7 @@ function unavailable(row: InvitationRow, now: Date): AppError | null {
 }
 
 /** What the invitation page shows before the invitee chooses a password. Anyone holding the link may read it. */
-export async function previewInvitation(db: Db, input: { token: string }): Promise<InvitationPreview> {
+export async function previewInvitation(db: Db, input: InvitationTokenInput): Promise<InvitationPreview> {
   const row = await invitationOfToken(db, input.token);
   const refusal = unavailable(row, new Date());
   if (refusal) throw refusal;
@@ -104,7 +104,7 @@ async function completeReset(
  */
 export async function acceptInvitation(
   db: Db,
-  input: { token: string; password: string },
+  input: AcceptInvitationInput,
   origin?: RequestOrigin,
 ): Promise<{ member: Member } & ({ session: NewSession } | { mfa: MfaChallengeIssued })> {
   const row = await invitationOfToken(db, input.token);

@@ -5,7 +5,16 @@
 // SHA-256.
 import { publicOrigin } from "@/env";
 import type { Role } from "@/schemas/identity/auth";
-import { INVITATION_TTL_DAYS, PASSWORD_RESET_TTL_HOURS, type Invitation, type Member } from "@/schemas/identity/member";
+import {
+  INVITATION_TTL_DAYS,
+  PASSWORD_RESET_TTL_HOURS,
+  type CreateInvitationInput,
+  type Invitation,
+  type InvitationIdInput,
+  type ListInvitationsInput,
+  type Member,
+  type MemberIdInput,
+} from "@/schemas/identity/member";
 import { may } from "@/schemas/permissions";
 import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
@@ -90,7 +99,7 @@ async function sendInvitationMail(db: Db, row: InvitationRow, token: string): Pr
  */
 export const createInvitation = guarded(
   { may: "members" },
-  async function createInvitation(db: Db, actor: Actor, input: { email: string; role: Role }): Promise<Invitation> {
+  async function createInvitation(db: Db, actor: Actor, input: CreateInvitationInput): Promise<Invitation> {
     assertMayInviteAs(actor, input.role);
     const email = normalizeEmail(input.email);
     const { organizationId } = actor;
@@ -155,7 +164,7 @@ export const listInvitations = guarded(
   async function listInvitations(
     db: Db,
     actor: Actor,
-    input: { limit: number; cursor?: string },
+    input: ListInvitationsInput,
   ): Promise<{
     invitations: Invitation[];
     nextCursor: string | null;
@@ -194,7 +203,7 @@ async function findOpenInvitation(db: Db, actor: Actor, invitationId: string): P
 /** Sends the invitation again with a new link, valid INVITATION_TTL_DAYS from now; the old link stops working. */
 export const resendInvitation = guarded(
   { may: "members" },
-  async function resendInvitation(db: Db, actor: Actor, input: { invitationId: string }): Promise<Invitation> {
+  async function resendInvitation(db: Db, actor: Actor, input: InvitationIdInput): Promise<Invitation> {
     const open = await findOpenInvitation(db, actor, input.invitationId);
     assertMayInviteAs(actor, open.role);
     const now = new Date();
@@ -220,7 +229,7 @@ export const resendInvitation = guarded(
 /** The invitation's link stops working at once. */
 export const revokeInvitation = guarded(
   { may: "members" },
-  async function revokeInvitation(db: Db, actor: Actor, input: { invitationId: string }): Promise<Invitation> {
+  async function revokeInvitation(db: Db, actor: Actor, input: InvitationIdInput): Promise<Invitation> {
     const open = await findOpenInvitation(db, actor, input.invitationId);
     const row = await db.$transaction(async (tx) => {
       const { count } = await tx.invitation.updateMany({
@@ -242,7 +251,7 @@ export const revokeInvitation = guarded(
  */
 export const sendPasswordResetLink = guarded(
   { may: "members" },
-  async function sendPasswordResetLink(db: Db, actor: Actor, input: { memberId: string }): Promise<Member> {
+  async function sendPasswordResetLink(db: Db, actor: Actor, input: MemberIdInput): Promise<Member> {
     const target = await lockOutForReset(db, actor, input.memberId, await hashPassword(randomToken()));
     const now = new Date();
     const id = crypto.randomUUID();

@@ -4,6 +4,7 @@
 // (services/identity/sessions.ts): a short-lived token (stored as SHA-256) that the second step
 // presents with the code, or with which the member enrolls. Sign-ins through the organization's
 // SSO are not asked. The factor itself is mfa.ts.
+import type { MfaChallengeInput, MfaSignInInput } from "@/schemas/identity/mfa";
 import type { RequestOrigin } from "@/server/auth/actor";
 import { hashSecret, randomToken } from "@/server/auth/secrets";
 import type { Db } from "@/server/db";
@@ -102,7 +103,7 @@ async function spendChallenge(db: Db, challenge: string): Promise<void> {
 /** The second step of a password sign-in: a code of the member's authenticator or a recovery code. */
 export async function verifySignInCode(
   db: Db,
-  input: { challenge: string; code: string },
+  input: MfaSignInInput,
   clientAddress: string,
   origin?: RequestOrigin,
 ): Promise<{ member: MemberRef; method: "totp" | "recovery_code" }> {
@@ -113,14 +114,14 @@ export async function verifySignInCode(
 }
 
 /** A member the organization requires a second factor of, enrolling during sign-in: the QR code. */
-export async function startSignInEnrollment(db: Db, input: { challenge: string }): Promise<TotpEnrollment> {
+export async function startSignInEnrollment(db: Db, input: MfaChallengeInput): Promise<TotpEnrollment> {
   return beginEnrollment(db, await memberOfChallenge(db, input.challenge, "enroll", false));
 }
 
 /** …and the first code, which enrolls them: their recovery codes, shown once; the caller starts the session. */
 export async function finishSignInEnrollment(
   db: Db,
-  input: { challenge: string; code: string },
+  input: MfaSignInInput,
   clientAddress: string,
   origin?: RequestOrigin,
 ): Promise<{ member: MemberRef; recoveryCodes: string[] }> {

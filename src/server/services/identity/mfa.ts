@@ -18,6 +18,8 @@ import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { openSecret, sealSecret } from "@/server/secret-box";
 import type { Role } from "@/schemas/identity/auth";
+import type { MemberIdInput } from "@/schemas/identity/member";
+import type { MfaCodeInput } from "@/schemas/identity/mfa";
 import { recordEvent, type EventInput } from "../org/events";
 
 export const RECOVERY_CODE_COUNT = 10;
@@ -260,7 +262,7 @@ export const confirmMfaEnrollment = guarded(
   async function confirmMfaEnrollment(
     db: Db,
     actor: MemberActor,
-    input: { code: string },
+    input: MfaCodeInput,
     options: { clientAddress: string },
   ): Promise<{ recoveryCodes: string[] }> {
     return {
@@ -275,7 +277,7 @@ export const removeOwnMfa = guarded(
   async function removeOwnMfa(
     db: Db,
     actor: MemberActor,
-    input: { code: string },
+    input: MfaCodeInput,
     options: { clientAddress: string },
   ): Promise<void> {
     const organization = await db.organization.findUniqueOrThrow({
@@ -311,7 +313,7 @@ export const resetMemberMfa = guarded(
   async function resetMemberMfa(
     db: Db,
     actor: Actor,
-    input: { memberId: string },
+    input: MemberIdInput,
   ): Promise<{ member: { id: string; email: string }; removed: boolean }> {
     const target = await db.member.findFirst({
       where: { id: input.memberId, organizationId: actor.organizationId, removedAt: null },

@@ -7,6 +7,7 @@ import { X509Certificate } from "node:crypto";
 import { SAML, ValidateInResponseTo } from "@node-saml/node-saml";
 import { parseDomFromString, xpath } from "@node-saml/node-saml/lib/xml.js";
 import { publicOrigin } from "@/env";
+import type { SetSamlConnectionInput } from "@/schemas/identity/sso";
 import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
@@ -34,19 +35,6 @@ export function samlEntityId(organizationId: string): string {
 
 // ---------------------------------------------------------------------------------------------
 // The connection
-
-export interface SetSamlConnectionInput {
-  /** Read the identity provider's settings from its metadata at this URL… */
-  metadataUrl?: string;
-  /** …or from this metadata document… */
-  metadataXml?: string;
-  /** …or as given. */
-  entityId?: string;
-  ssoUrl?: string;
-  certificate?: string;
-  domains?: string[];
-  displayName?: string;
-}
 
 interface IdpSettings {
   entityId: string;

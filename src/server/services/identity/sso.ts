@@ -3,6 +3,7 @@
 // OpenID Connect (oidc.ts) or SAML (saml.ts); what either does once an email is verified is
 // sso-sign-in.ts. The secret goes in sealed and is never read back.
 import { publicOrigin } from "@/env";
+import type { SetSsoConnectionInput } from "@/schemas/identity/sso";
 import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
@@ -119,15 +120,6 @@ export function normalizeDomains(domains: readonly string[]): string[] {
   const bad = result.find((domain) => domain.length > 253 || !DOMAIN.test(domain));
   if (bad) throw invalidRequest([{ path: "domains", message: `${bad.slice(0, 100)} is not a domain name` }]);
   return result;
-}
-
-export interface SetSsoConnectionInput {
-  issuer: string;
-  clientId: string;
-  /** Required for a new connection; kept when omitted on a change. */
-  clientSecret?: string;
-  domains?: string[];
-  displayName?: string;
 }
 
 export const setSsoConnection = guarded(

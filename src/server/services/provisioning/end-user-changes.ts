@@ -1,5 +1,10 @@
 // Changes to an end user after provisioning: their name, revocation, deletion, and a grant removed.
-import type { EndUser } from "@/schemas/provisioning/provisioning";
+import type {
+  EndUser,
+  EndUserIdInput,
+  RemoveGrantInput,
+  UpdateEndUserInput,
+} from "@/schemas/provisioning/provisioning";
 import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
@@ -12,11 +17,7 @@ type Tx = Prisma.TransactionClient;
 
 export const updateEndUser = guarded(
   { scope: "end_users:write" },
-  async function updateEndUser(
-    db: Db,
-    actor: Actor,
-    input: { endUserId: string; fullName?: string },
-  ): Promise<EndUser> {
+  async function updateEndUser(db: Db, actor: Actor, input: UpdateEndUserInput): Promise<EndUser> {
     const user = await findEndUser(db, actor, input.endUserId);
     if (input.fullName === undefined || input.fullName === user.fullName) return toEndUser(user);
     return db.$transaction(async (tx) => {
@@ -41,7 +42,7 @@ export const updateEndUser = guarded(
 /** A revoked account loses access until it is provisioned again (POST /end-users restores it). */
 export const revokeEndUser = guarded(
   { scope: "end_users:write" },
-  async function revokeEndUser(db: Db, actor: Actor, input: { endUserId: string }): Promise<EndUser> {
+  async function revokeEndUser(db: Db, actor: Actor, input: EndUserIdInput): Promise<EndUser> {
     const user = await findEndUser(db, actor, input.endUserId);
     if (user.revokedAt) return toEndUser(user);
     // Their portal sessions end with the revocation (and stay ended if they are provisioned again).
@@ -67,7 +68,7 @@ export const revokeEndUser = guarded(
  */
 export const deleteEndUser = guarded(
   { scope: "end_users:write", may: "delete" },
-  async function deleteEndUser(db: Db, actor: Actor, input: { endUserId: string }): Promise<void> {
+  async function deleteEndUser(db: Db, actor: Actor, input: EndUserIdInput): Promise<void> {
     const user = await findEndUser(db, actor, input.endUserId);
     await db.$transaction([
       db.subscription.updateMany({ where: { endUserId: user.id }, data: { status: "canceled" } }),
@@ -95,11 +96,7 @@ export const deleteEndUser = guarded(
 
 export const removeEndUserGrant = guarded(
   { scope: "end_users:write", may: "delete" },
-  async function removeEndUserGrant(
-    db: Db,
-    actor: Actor,
-    input: { endUserId: string; grantId: string },
-  ): Promise<void> {
+  async function removeEndUserGrant(db: Db, actor: Actor, input: RemoveGrantInput): Promise<void> {
     const user = await findEndUser(db, actor, input.endUserId);
     const remove = (tx: Tx) =>
       tx.grant.deleteMany({ where: { id: input.grantId, organizationId: actor.organizationId, endUserId: user.id } });

@@ -8,6 +8,7 @@
 // tests/provisioning/data-rights.test.ts walks the Prisma schema and fails on a model that
 // references an end user and is missing here, so a new table cannot be forgotten.
 import type { EraseEndUserOutput } from "@/schemas/provisioning/end-user-data";
+import type { EndUserIdInput } from "@/schemas/provisioning/provisioning";
 import type { Actor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
@@ -83,7 +84,7 @@ const REDACT_NAME_IN_AUDIT_EVENTS = `update audit_events set
  */
 export const eraseEndUser = guarded(
   { scope: "end_users:write", may: "delete" },
-  async function eraseEndUser(db: Db, actor: Actor, input: { endUserId: string }): Promise<EraseEndUserOutput> {
+  async function eraseEndUser(db: Db, actor: Actor, input: EndUserIdInput): Promise<EraseEndUserOutput> {
     const organizationId = actor.organizationId;
     return db.$transaction(
       async (tx) => {

@@ -2,7 +2,7 @@
 // members' second factor"), as a JSON document written a page at a time; DATA_RIGHTS_COVERAGE in
 // end-user-data.ts names what it takes from each table.
 import type { EndUserExport } from "@/schemas/provisioning/end-user-data";
-import type { EndUserDetail } from "@/schemas/provisioning/provisioning";
+import type { EndUserDetail, EndUserIdInput } from "@/schemas/provisioning/provisioning";
 import type { Actor, EndUserActor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { guarded } from "@/server/auth/guarded";
@@ -290,11 +290,7 @@ async function* conversationJson(
  */
 export const streamEndUserExport = guarded(
   { scope: "end_users:read", may: "settings" },
-  async function streamEndUserExport(
-    db: Db,
-    actor: Actor,
-    input: { endUserId: string },
-  ): Promise<AsyncGenerator<string>> {
+  async function streamEndUserExport(db: Db, actor: Actor, input: EndUserIdInput): Promise<AsyncGenerator<string>> {
     const endUser = await getEndUser(db, actor, { endUserId: input.endUserId });
     return exportDocument(db, actor.organizationId, endUser);
   },
@@ -303,7 +299,7 @@ export const streamEndUserExport = guarded(
 /** The export as one value, for the doors that answer JSON whole (the API's GET, the console). */
 export const exportEndUser = guarded(
   { scope: "end_users:read", may: "settings" },
-  async function exportEndUser(db: Db, actor: Actor, input: { endUserId: string }): Promise<EndUserExport> {
+  async function exportEndUser(db: Db, actor: Actor, input: EndUserIdInput): Promise<EndUserExport> {
     let text = "";
     for await (const piece of await streamEndUserExport(db, actor, input)) text += piece;
     return JSON.parse(text) as EndUserExport;

@@ -1,6 +1,12 @@
 // Reading end users: one end user's detail (their pools settled in the same statement) and the
 // console's list with its filters and sorts.
-import type { EndUserDetail, EndUserListItem, EndUserSort, EndUserStatus } from "@/schemas/provisioning/provisioning";
+import type {
+  EndUserDetail,
+  EndUserIdInput,
+  EndUserListItem,
+  EndUserSort,
+  EndUserStatus,
+} from "@/schemas/provisioning/provisioning";
 import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
@@ -48,7 +54,7 @@ const END_USER_DETAIL = `
 
 export const getEndUser = guarded(
   { scope: "end_users:read" },
-  async function getEndUser(db: Db, actor: Actor, input: { endUserId: string }): Promise<EndUserDetail> {
+  async function getEndUser(db: Db, actor: Actor, input: EndUserIdInput): Promise<EndUserDetail> {
     const { rows } = await db.pool.query<{ detail: EndUserDetail }>({
       name: "atrium_end_user_detail",
       text: END_USER_DETAIL,

@@ -1,7 +1,7 @@
 // End users' subscriptions to plans: the one statement that starts or renews them (provisioning,
 // the directory and the payment processor's link all go through it), ending one, and linking one
 // paid at the payment processor.
-import type { Subscription, SubscriptionDetail } from "@/schemas/provisioning/provisioning";
+import type { RemoveSubscriptionInput, Subscription, SubscriptionDetail } from "@/schemas/provisioning/provisioning";
 import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
@@ -104,11 +104,7 @@ export async function subscribe(
 /** Ends a subscription; a plan paid at the processor must be canceled there. */
 export const removeSubscription = guarded(
   { scope: "end_users:write", may: "delete" },
-  async function removeSubscription(
-    db: Db,
-    actor: Actor,
-    input: { endUserId: string; tierPlanId: string },
-  ): Promise<void> {
+  async function removeSubscription(db: Db, actor: Actor, input: RemoveSubscriptionInput): Promise<void> {
     const user = await findEndUser(db, actor, input.endUserId);
     const subscription = await db.subscription.findFirst({
       where: { endUserId: user.id, tierPlanId: input.tierPlanId, status: "active" },
