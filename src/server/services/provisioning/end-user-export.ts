@@ -49,18 +49,17 @@ async function* jsonArray<Row>(
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
-/**
- * The export document as JSON text, written section by section and each long section (the
- * conversations with their messages, executions, audit events…) a page at a time, so a large
- * history is never held whole in memory. The same document as exportEndUser, key for key.
- */
-async function* exportDocument(db: Db, organizationId: string, endUser: EndUserDetail): AsyncGenerator<string> {
-  const endUserId = endUser.id;
-  const take = EXPORT_PAGE_ROWS;
-  yield `{"exportedAt":${JSON.stringify(new Date().toISOString())},"endUser":${JSON.stringify(endUser)}`;
+/** What a section of the export reads from: the organization's end user. */
+interface ExportScope {
+  db: Db;
+  organizationId: string;
+  endUserId: string;
+  email: string;
+}
 
-  yield ',"groups":';
-  yield* jsonArray(
+/** The user groups they belong to, with when they joined. */
+function groupsJson({ db, organizationId, endUserId }: ExportScope) {
+  return jsonArray(
     (cursor) =>
       db.groupMember.findMany({
         where: {
@@ -72,39 +71,45 @@ async function* exportDocument(db: Db, organizationId: string, endUser: EndUserD
         },
         select: { addedAt: true, groupId: true, group: { select: { id: true, name: true } } },
         orderBy: [{ addedAt: "asc" }, { groupId: "asc" }],
-        take,
+        take: EXPORT_PAGE_ROWS,
       }),
     (row) => ({ at: row.addedAt, id: row.groupId }),
     (row) => JSON.stringify({ id: row.group.id, name: row.group.name, addedAt: row.addedAt.toISOString() }),
   );
+}
 
-  yield ',"portalSessions":';
-  yield* jsonArray(
+/** Their portal sessions (never a token). */
+function portalSessionsJson({ db, organizationId, endUserId }: ExportScope) {
+  return jsonArray(
     (cursor) =>
       db.endUserSession.findMany({
         where: { endUserId, organizationId, ...after("createdAt", cursor) },
         select: { id: true, createdAt: true, expiresAt: true },
         orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-        take,
+        take: EXPORT_PAGE_ROWS,
       }),
     (row) => ({ at: row.createdAt, id: row.id }),
     (row) => JSON.stringify({ id: row.id, createdAt: iso(row.createdAt), expiresAt: iso(row.expiresAt) }),
   );
+}
 
-  yield ',"conversations":';
-  yield* jsonArray(
+/** Their conversations, each with its messages. */
+function conversationsJson({ db, organizationId, endUserId }: ExportScope) {
+  return jsonArray(
     (cursor) =>
       db.conversation.findMany({
         where: { endUserId, organizationId, ...after("createdAt", cursor) },
         orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-        take,
+        take: EXPORT_PAGE_ROWS,
       }),
     (row) => ({ at: row.createdAt, id: row.id }),
     (row) => conversationJson(db, row),
   );
+}
 
-  yield ',"executions":';
-  yield* jsonArray(
+/** Their runs' records. */
+function executionsJson({ db, organizationId, endUserId }: ExportScope) {
+  return jsonArray(
     (cursor) =>
       db.execution.findMany({
         where: { endUserId, organizationId, ...after("createdAt", cursor) },
@@ -121,14 +126,16 @@ async function* exportDocument(db: Db, organizationId: string, endUser: EndUserD
           createdAt: true,
         },
         orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-        take,
+        take: EXPORT_PAGE_ROWS,
       }),
     (row) => ({ at: row.createdAt, id: row.id }),
     (row) => JSON.stringify({ ...row, createdAt: row.createdAt.toISOString() }),
   );
+}
 
-  yield ',"approvals":';
-  yield* jsonArray(
+/** The approvals their runs waited for. */
+function approvalsJson({ db, organizationId, endUserId }: ExportScope) {
+  return jsonArray(
     (cursor) =>
       db.$queryRaw<
         {
@@ -148,18 +155,20 @@ async function* exportDocument(db: Db, organizationId: string, endUser: EndUserD
             and (${cursor?.at ?? null}::timestamptz is null
               or (a.created_at, a.id) > (${cursor?.at ?? null}::timestamptz, ${cursor?.id ?? null}::uuid))
           order by a.created_at, a.id
-          limit ${take}`,
+          limit ${EXPORT_PAGE_ROWS}`,
     (row) => ({ at: row.createdAt, id: row.executionId }),
     (row) => JSON.stringify({ ...row, decidedAt: iso(row.decidedAt), createdAt: row.createdAt.toISOString() }),
   );
+}
 
-  yield ',"creditRequests":';
-  yield* jsonArray(
+/** Their requests for more credits. */
+function creditRequestsJson({ db, organizationId, endUserId }: ExportScope) {
+  return jsonArray(
     (cursor) =>
       db.creditRequest.findMany({
         where: { endUserId, organizationId, ...after("createdAt", cursor) },
         orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-        take,
+        take: EXPORT_PAGE_ROWS,
       }),
     (row) => ({ at: row.createdAt, id: row.id }),
     (row) =>
@@ -171,44 +180,46 @@ async function* exportDocument(db: Db, organizationId: string, endUser: EndUserD
         resolvedAt: iso(row.resolvedAt),
       }),
   );
+}
 
-  yield ',"notebookPages":';
-  yield* jsonArray(
+/** The pages of their notebook. */
+function notebookPagesJson({ db, organizationId, endUserId }: ExportScope) {
+  return jsonArray(
     (cursor) =>
       db.page.findMany({
         where: { organizationId, knowledgebase: { endUserId, organizationId }, ...after("createdAt", cursor) },
         select: { id: true, title: true, markdown: true, updatedAt: true, createdAt: true },
         orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-        take,
+        take: EXPORT_PAGE_ROWS,
       }),
     (row) => ({ at: row.createdAt, id: row.id }),
     (row) =>
       JSON.stringify({ id: row.id, title: row.title, markdown: row.markdown, updatedAt: row.updatedAt.toISOString() }),
   );
+}
 
+/** The directory users that stood for them. */
+async function* directoryUsersJson({ db, organizationId, endUserId }: ExportScope): AsyncGenerator<string> {
   // A directory holds one or two links per person: read at once.
   const directoryUsers = await db.directoryUser.findMany({
     where: { endUserId, organizationId },
     select: { userName: true, externalId: true, active: true, attributes: true },
   });
-  yield `,"directoryUsers":${JSON.stringify(directoryUsers)}`;
+  yield JSON.stringify(directoryUsers);
+}
 
-  yield ',"auditEvents":';
-  yield* jsonArray(
+/** The audit events that name them, by id or address. */
+function auditEventsJson({ db, organizationId, endUserId, email }: ExportScope) {
+  return jsonArray(
     (cursor) =>
       db.auditEvent.findMany({
         where: {
           organizationId,
-          OR: [
-            { targetId: endUserId },
-            { actorId: endUserId },
-            { targetLabel: endUser.email },
-            { actorLabel: endUser.email },
-          ],
+          OR: [{ targetId: endUserId }, { actorId: endUserId }, { targetLabel: email }, { actorLabel: email }],
           AND: [after("occurredAt", cursor)],
         },
         orderBy: [{ occurredAt: "asc" }, { id: "asc" }],
-        take,
+        take: EXPORT_PAGE_ROWS,
       }),
     (row) => ({ at: row.occurredAt, id: row.id }),
     (row) =>
@@ -223,19 +234,49 @@ async function* exportDocument(db: Db, organizationId: string, endUser: EndUserD
         changes: row.changes,
       }),
   );
+}
 
-  yield ',"attachments":';
-  yield* jsonArray(
+/** Their files' metadata (not the files). */
+function attachmentsJson({ db, organizationId, endUserId }: ExportScope) {
+  return jsonArray(
     (cursor) =>
       db.attachment.findMany({
         where: { endUserId, organizationId, ...after("createdAt", cursor) },
         select: { id: true, conversationId: true, name: true, format: true, sizeBytes: true, createdAt: true },
         orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-        take,
+        take: EXPORT_PAGE_ROWS,
       }),
     (row) => ({ at: row.createdAt, id: row.id }),
     (row) => JSON.stringify({ ...row, createdAt: row.createdAt.toISOString() }),
   );
+}
+
+/** The sections after `endUser`, in the document's order (the keys of EndUserExport). */
+const SECTIONS: readonly (readonly [string, (scope: ExportScope) => AsyncIterable<string>])[] = [
+  ["groups", groupsJson],
+  ["portalSessions", portalSessionsJson],
+  ["conversations", conversationsJson],
+  ["executions", executionsJson],
+  ["approvals", approvalsJson],
+  ["creditRequests", creditRequestsJson],
+  ["notebookPages", notebookPagesJson],
+  ["directoryUsers", directoryUsersJson],
+  ["auditEvents", auditEventsJson],
+  ["attachments", attachmentsJson],
+];
+
+/**
+ * The export document as JSON text, written section by section and each long section (the
+ * conversations with their messages, executions, audit events…) a page at a time, so a large
+ * history is never held whole in memory. The same document as exportEndUser, key for key.
+ */
+async function* exportDocument(db: Db, organizationId: string, endUser: EndUserDetail): AsyncGenerator<string> {
+  yield `{"exportedAt":${JSON.stringify(new Date().toISOString())},"endUser":${JSON.stringify(endUser)}`;
+  const scope: ExportScope = { db, organizationId, endUserId: endUser.id, email: endUser.email };
+  for (const [key, section] of SECTIONS) {
+    yield `,${JSON.stringify(key)}:`;
+    yield* section(scope);
+  }
   yield "}";
 }
 
