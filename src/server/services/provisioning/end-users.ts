@@ -294,8 +294,9 @@ export type ProvisionQueryable = Pick<pg.Pool | pg.PoolClient, "query">;
 
 /**
  * provisionEndUser's statement on `on`, answering also what it changed on the account (`{}`
- * when nothing): an import (services/end-user-import.ts) runs it inside a transaction it
- * commits, or rolls back for a dry run, so its rows follow the rules of POST /end-users exactly.
+ * when nothing): an import (services/provisioning/end-user-batches.ts) runs it inside a
+ * transaction it commits, or rolls back for a dry run, so its rows follow the rules of
+ * POST /end-users exactly.
  */
 export async function provisionOn(
   on: ProvisionQueryable,
