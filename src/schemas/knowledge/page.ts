@@ -82,8 +82,10 @@ export const PatchPageInput = z.strictObject({
 export type PatchPageInput = z.infer<typeof PatchPageInput>;
 
 export const PageIdInput = z.strictObject({ knowledgebaseId: Uuid, pageId: Uuid });
+export type PageIdInput = z.infer<typeof PageIdInput>;
 
 export const MovePageInput = z.strictObject({ knowledgebaseId: Uuid, pageId: Uuid, parentPageId: Uuid.nullable() });
+export type MovePageInput = z.infer<typeof MovePageInput>;
 export const MovePageOutput = z.object({
   page: z.object({
     id: Uuid,

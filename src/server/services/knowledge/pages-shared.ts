@@ -2,7 +2,7 @@
 // with its revision and links (reviews.ts applies an approved change through it too), and the
 // lookup a page operation starts from.
 import { randomUUID } from "node:crypto";
-import type { PageLinks, PageWriteResult } from "@/schemas/knowledge/page";
+import type { PageIdInput, PageLinks, PageWriteResult } from "@/schemas/knowledge/page";
 import type { Actor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
@@ -93,7 +93,7 @@ export function reviewEvent(review: { id: string; kind: string }, label: string)
   };
 }
 
-export async function findPage(db: Db | Tx, actor: Actor, input: { knowledgebaseId: string; pageId: string }) {
+export async function findPage(db: Db | Tx, actor: Actor, input: PageIdInput) {
   await findKnowledgebase(db, actor, input.knowledgebaseId);
   const page = await db.page.findFirst({
     where: { id: input.pageId, knowledgebaseId: input.knowledgebaseId, organizationId: actor.organizationId },

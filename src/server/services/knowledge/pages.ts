@@ -4,7 +4,7 @@
 // page-edits.ts, with patches in page-patches.ts and links in page-links.ts.
 import { isUuid } from "@/schemas/common";
 import { randomUUID } from "node:crypto";
-import type { CreatePageInput, Page, PageWriteResult } from "@/schemas/knowledge/page";
+import type { CreatePageInput, MovePageInput, Page, PageIdInput, PageWriteResult } from "@/schemas/knowledge/page";
 import { channelOf, type Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
@@ -94,7 +94,7 @@ export const createPage = guarded(
 
 export const getPage = guarded(
   { scope: "knowledge:read" },
-  async function getPage(db: Db, actor: Actor, input: { knowledgebaseId: string; pageId: string }): Promise<Page> {
+  async function getPage(db: Db, actor: Actor, input: PageIdInput): Promise<Page> {
     const page = await findPage(db, actor, input);
     const links = await db.pageLink.findMany({ where: { pageId: page.id } });
     const [related, files, referencing] = await Promise.all([
@@ -146,11 +146,7 @@ export const getPage = guarded(
 
 export const movePage = guarded(
   { scope: "knowledge:write" },
-  async function movePage(
-    db: Db,
-    actor: Actor,
-    input: { knowledgebaseId: string; pageId: string; parentPageId: string | null },
-  ) {
+  async function movePage(db: Db, actor: Actor, input: MovePageInput) {
     const before = await findPage(db, actor, input);
     const moved = await db.$transaction(async (tx) => {
       await lockFor(tx, `page-tree:${input.knowledgebaseId}`);
@@ -194,7 +190,7 @@ export const movePage = guarded(
 
 export const deletePage = guarded(
   { scope: "knowledge:write", may: "delete" },
-  async function deletePage(db: Db, actor: Actor, input: { knowledgebaseId: string; pageId: string }): Promise<void> {
+  async function deletePage(db: Db, actor: Actor, input: PageIdInput): Promise<void> {
     const page = await findPage(db, actor, input);
     await db.$transaction(async (tx) => {
       await lockFor(tx, `page-tree:${input.knowledgebaseId}`);
@@ -216,7 +212,7 @@ export const deletePage = guarded(
 
 export const listRevisions = guarded(
   { scope: "knowledge:read" },
-  async function listRevisions(db: Db, actor: Actor, input: { knowledgebaseId: string; pageId: string }) {
+  async function listRevisions(db: Db, actor: Actor, input: PageIdInput) {
     const page = await findPage(db, actor, input);
     const rows = await db.pageRevision.findMany({
       where: { pageId: page.id },
