@@ -14,7 +14,8 @@ import { createRestHandler } from "@/server/adapters/rest";
 import type { OperatorActor } from "@/server/auth/actor";
 import { closeDb, createDb, type Db } from "@/server/db";
 import { createApiKey } from "@/server/services/identity/api-keys";
-import { provisionEndUser, updateEndUser } from "@/server/services/provisioning/end-users";
+import { provisionEndUser } from "@/server/services/provisioning/end-users";
+import { updateEndUser } from "@/server/services/provisioning/end-user-changes";
 import { createOrganization } from "@/server/services/org/organizations";
 
 const ROUND_MS = Number(process.env.BENCH_EVENTS_ROUND_MS ?? 3_000);

@@ -15,7 +15,8 @@ import { createApiKey, revokeApiKey } from "@/server/services/identity/api-keys"
 import { addMember, removeMember, resetMemberPassword } from "@/server/services/identity/members";
 import { resetMemberMfa } from "@/server/services/identity/mfa";
 import { createOrganization, getOrganization, updateOrganization } from "@/server/services/org/organizations";
-import { deleteEndUser, linkProcessorSubscription, revokeEndUser } from "@/server/services/provisioning/end-users";
+import { deleteEndUser, revokeEndUser } from "@/server/services/provisioning/end-user-changes";
+import { linkProcessorSubscription } from "@/server/services/provisioning/end-user-subscriptions";
 import { listMail } from "@/server/services/org/mail";
 import { createPortal, updatePortal } from "@/server/services/portal/portals";
 import { setSamlConnection } from "@/server/services/identity/saml";

@@ -24,9 +24,14 @@ import * as builder from "@/server/services/builder/builder";
 import * as builderTemplates from "@/server/services/builder/builder-templates";
 import * as conversations from "@/server/services/runs/conversations";
 import * as directory from "@/server/services/identity/directory";
+import * as directoryGroups from "@/server/services/identity/directory-groups";
+import * as directoryUsers from "@/server/services/identity/directory-users";
 import * as saml from "@/server/services/identity/saml";
 import * as sso from "@/server/services/identity/sso";
 import * as endUsers from "@/server/services/provisioning/end-users";
+import * as endUserChanges from "@/server/services/provisioning/end-user-changes";
+import * as endUserReads from "@/server/services/provisioning/end-user-reads";
+import * as endUserSubscriptions from "@/server/services/provisioning/end-user-subscriptions";
 import * as endUserBatches from "@/server/services/provisioning/end-user-batches";
 import * as endUserData from "@/server/services/provisioning/end-user-data";
 import * as evaluations from "@/server/services/builder/evaluations";
@@ -40,6 +45,7 @@ import * as modelProviders from "@/server/services/org/model-providers";
 import * as notifications from "@/server/services/org/notifications";
 import * as organizations from "@/server/services/org/organizations";
 import * as pages from "@/server/services/knowledge/pages";
+import * as pageEdits from "@/server/services/knowledge/page-edits";
 import * as portals from "@/server/services/portal/portals";
 import * as reviews from "@/server/services/knowledge/reviews";
 import * as sources from "@/server/services/knowledge/sources";
@@ -245,10 +251,14 @@ async function webhookEndpoint(w: World) {
 
 /** A directory user standing for a new end user. */
 async function directoryUser(w: World, extra: Record<string, unknown> = {}) {
-  return directory.createDirectoryUser(db(), w.directory, { userName: email(), displayName: "Dana Scully", ...extra });
+  return directoryUsers.createDirectoryUser(db(), w.directory, {
+    userName: email(),
+    displayName: "Dana Scully",
+    ...extra,
+  });
 }
 async function directoryGroup(w: World) {
-  return directory.createDirectoryGroup(db(), w.directory, { displayName: name("Directory group") });
+  return directoryGroups.createDirectoryGroup(db(), w.directory, { displayName: name("Directory group") });
 }
 /** A reply of the app to rate: its conversation, execution and message, as a turn leaves them. */
 async function assistantMessage(w: World): Promise<string> {
@@ -293,7 +303,7 @@ const WRITES: Record<string, Scenario> = {
   createDirectoryUser: async (w) => (await directoryUser(w), "end_user.create"),
   replaceDirectoryUser: async (w) => {
     const user = await directoryUser(w);
-    await directory.replaceDirectoryUser(db(), w.directory, String(user.id), {
+    await directoryUsers.replaceDirectoryUser(db(), w.directory, String(user.id), {
       userName: user.userName,
       displayName: "Dana Scully",
       active: false,
@@ -302,20 +312,20 @@ const WRITES: Record<string, Scenario> = {
   },
   patchDirectoryUser: async (w) => {
     const user = await directoryUser(w, { active: false });
-    await directory.patchDirectoryUser(db(), w.directory, String(user.id), {
+    await directoryUsers.patchDirectoryUser(db(), w.directory, String(user.id), {
       Operations: [{ op: "replace", path: "active", value: true }],
     });
     return "end_user.reactivate";
   },
   deleteDirectoryUser: async (w) => (
-    await directory.deleteDirectoryUser(db(), w.directory, String((await directoryUser(w)).id)),
+    await directoryUsers.deleteDirectoryUser(db(), w.directory, String((await directoryUser(w)).id)),
     "directory_user.delete"
   ),
   createDirectoryGroup: async (w) => (await directoryGroup(w), "user_group.create"),
   replaceDirectoryGroup: async (w) => {
     const group = await directoryGroup(w);
     const user = await directoryUser(w);
-    await directory.replaceDirectoryGroup(db(), w.directory, String(group.id), {
+    await directoryGroups.replaceDirectoryGroup(db(), w.directory, String(group.id), {
       displayName: "Renamed",
       members: [{ value: user.id }],
     });
@@ -323,13 +333,13 @@ const WRITES: Record<string, Scenario> = {
   },
   patchDirectoryGroup: async (w) => {
     const group = await directoryGroup(w);
-    await directory.patchDirectoryGroup(db(), w.directory, String(group.id), {
+    await directoryGroups.patchDirectoryGroup(db(), w.directory, String(group.id), {
       Operations: [{ op: "replace", path: "displayName", value: name("Patched") }],
     });
     return "user_group.update";
   },
   deleteDirectoryGroup: async (w) => (
-    await directory.deleteDirectoryGroup(db(), w.directory, String((await directoryGroup(w)).id)),
+    await directoryGroups.deleteDirectoryGroup(db(), w.directory, String((await directoryGroup(w)).id)),
     "user_group.delete"
   ),
   rotateDirectoryToken: async (w) => (await directory.rotateDirectoryToken(db(), w.op), "api_key.create"),
@@ -519,7 +529,7 @@ const WRITES: Record<string, Scenario> = {
   deleteItem: async (w) => (await builder.deleteItem(db(), w.op, "agent", await agent(w)), "agent.delete"),
   provisionEndUser: async (w) => (await endUser(w), "end_user.create"),
   updateEndUser: async (w) => (
-    await endUsers.updateEndUser(db(), w.op, { endUserId: (await endUser(w)).id, fullName: "New name" }),
+    await endUserChanges.updateEndUser(db(), w.op, { endUserId: (await endUser(w)).id, fullName: "New name" }),
     "end_user.update"
   ),
   importEndUsers: async (w) => (
@@ -531,11 +541,11 @@ const WRITES: Record<string, Scenario> = {
     "end_user.revoke"
   ),
   revokeEndUser: async (w) => (
-    await endUsers.revokeEndUser(db(), w.op, { endUserId: (await endUser(w)).id }),
+    await endUserChanges.revokeEndUser(db(), w.op, { endUserId: (await endUser(w)).id }),
     "end_user.revoke"
   ),
   deleteEndUser: async (w) => (
-    await endUsers.deleteEndUser(db(), w.op, { endUserId: (await endUser(w)).id }),
+    await endUserChanges.deleteEndUser(db(), w.op, { endUserId: (await endUser(w)).id }),
     "end_user.delete"
   ),
   eraseEndUser: async (w) => (
@@ -549,13 +559,13 @@ const WRITES: Record<string, Scenario> = {
       withGroup: false,
     });
     const user = await endUser(w, { tierPlanIds: [tierPlan.id] });
-    await endUsers.removeSubscription(db(), w.op, { endUserId: user.id, tierPlanId: tierPlan.id });
+    await endUserSubscriptions.removeSubscription(db(), w.op, { endUserId: user.id, tierPlanId: tierPlan.id });
     return "subscription.cancel";
   },
   removeEndUserGrant: async (w) => {
     const user = await endUser(w, { grants: [{ targetKind: "app", targetId: w.appId }] });
-    const detail = await endUsers.getEndUser(db(), w.op, { endUserId: user.id });
-    await endUsers.removeEndUserGrant(db(), w.op, { endUserId: user.id, grantId: detail.grants[0]!.id });
+    const detail = await endUserReads.getEndUser(db(), w.op, { endUserId: user.id });
+    await endUserChanges.removeEndUserGrant(db(), w.op, { endUserId: user.id, grantId: detail.grants[0]!.id });
     return "grant.delete";
   },
   linkProcessorSubscription: async (w) => {
@@ -564,7 +574,10 @@ const WRITES: Record<string, Scenario> = {
       creditAllowance: 10,
       withGroup: false,
     });
-    await endUsers.linkProcessorSubscription(db(), w.op, { endUserId: (await endUser(w)).id, tierPlanId: tierPlan.id });
+    await endUserSubscriptions.linkProcessorSubscription(db(), w.op, {
+      endUserId: (await endUser(w)).id,
+      tierPlanId: tierPlan.id,
+    });
     return "subscription.link";
   },
   createKnowledgebase: async (w) => (
@@ -677,7 +690,7 @@ const WRITES: Record<string, Scenario> = {
   ),
   createPage: async (w) => (await page(w), "page.create"),
   patchPage: async (w) => (
-    await pages.patchPage(db(), w.op, {
+    await pageEdits.patchPage(db(), w.op, {
       knowledgebaseId: w.kbId,
       pageId: await page(w),
       patch: [{ op: "append", text: "!" }],
@@ -685,7 +698,7 @@ const WRITES: Record<string, Scenario> = {
     "page.update"
   ),
   savePage: async (w) => (
-    await pages.savePage(db(), w.op, { knowledgebaseId: w.kbId, pageId: await page(w), markdown: "Saved" }),
+    await pageEdits.savePage(db(), w.op, { knowledgebaseId: w.kbId, pageId: await page(w), markdown: "Saved" }),
     "page.update"
   ),
   movePage: async (w) => {

@@ -2,7 +2,7 @@
 // exactly the page it names, whatever the title holds.
 import { describe, expect, it } from "vitest";
 import { pageLinkMarkdown } from "@/schemas/knowledge/page";
-import { parseLinks } from "@/server/services/knowledge/pages";
+import { parseLinks } from "@/server/services/knowledge/page-links";
 import { api } from "../helpers";
 import { newPage, tenantWithKnowledgebase } from "../knowledge-helpers";
 

@@ -2,7 +2,7 @@
 // anchors, revisions and authors, move without cycles, delete.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { applyPatch } from "@/server/services/knowledge/pages";
+import { applyPatch } from "@/server/services/knowledge/page-patches";
 import { addPerson, api, issueKey, signInCookie, trpc } from "../helpers";
 import { newPage, pageMarkdown, tenantWithKnowledgebase } from "../knowledge-helpers";
 

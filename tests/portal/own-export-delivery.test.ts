@@ -7,7 +7,7 @@ process.env.PUBLIC_ORIGIN = "https://atrium.example.com";
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { EXPORT_PAGE_ROWS, streamEndUserExport } from "@/server/services/provisioning/end-user-data";
+import { EXPORT_PAGE_ROWS, streamEndUserExport } from "@/server/services/provisioning/end-user-export";
 import { api } from "../helpers";
 import { listenOnLoopback, type LoopbackServer } from "../loopback-server";
 import { clientAddress, portalScenario, signIn, type PortalScenario } from "./helpers";

@@ -12,7 +12,7 @@ vi.hoisted(() => {
 
 import { getDb } from "@/server/db";
 import { createItem } from "@/server/services/builder/builder";
-import { linkProcessorSubscription } from "@/server/services/provisioning/end-users";
+import { linkProcessorSubscription } from "@/server/services/provisioning/end-user-subscriptions";
 import { archiveTierPlan, updateTierPlan } from "@/server/services/provisioning/tier-plans";
 import { api, newOrganization, type Tenant } from "../helpers";
 import { email, newGroup, newPlan } from "../provisioning-helpers";

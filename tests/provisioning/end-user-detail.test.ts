@@ -1,4 +1,4 @@
-// GET /end-users/{id} is one statement (services/provisioning/end-users.ts): the same detail as the stored
+// GET /end-users/{id} is one statement (services/provisioning/end-user-reads.ts): the same detail as the stored
 // rows say, pools due for their monthly reset shown reset (and reset in the database), and
 // nothing of another organization.
 import { describe, expect, it } from "vitest";

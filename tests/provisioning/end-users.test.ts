@@ -2,7 +2,7 @@
 // customers in sync: statuses, bodies, and that every refusal leaves nothing behind.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { linkProcessorSubscription } from "@/server/services/provisioning/end-users";
+import { linkProcessorSubscription } from "@/server/services/provisioning/end-user-subscriptions";
 import { updateOrganization } from "@/server/services/org/organizations";
 import { archiveTierPlan } from "@/server/services/provisioning/tier-plans";
 import { api, expectError, newOrganization, type ApiResponse } from "../helpers";

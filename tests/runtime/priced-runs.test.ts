@@ -14,7 +14,8 @@ vi.hoisted(() => {
 import { randomUUID } from "node:crypto";
 import { getDb } from "@/server/db";
 import { RUN_LOST, settleLostRun } from "@/server/runtime/run-leases";
-import { chargeRunCredit, settleRunCharge } from "@/server/services/provisioning/credits";
+import { chargeRunCredit } from "@/server/services/provisioning/credits";
+import { settleRunCharge } from "@/server/services/provisioning/credit-settlement";
 import { createModelProvider } from "@/server/services/org/model-providers";
 import { DEFAULT_FAKE_USAGE, startFakeOpenAI, type ChatMessage, type FakeOpenAI, type FakeReply } from "../fake-openai";
 import { create, publish } from "../builder-helpers";

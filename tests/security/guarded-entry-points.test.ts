@@ -16,7 +16,7 @@ import { guarded, guardedByKind } from "@/server/auth/guarded";
 import { getDb } from "@/server/db";
 import { toAppError } from "@/server/errors";
 import { createItem, deleteItem, getDraft, listItems } from "@/server/services/builder/builder";
-import { listEndUsers } from "@/server/services/provisioning/end-users";
+import { listEndUsers } from "@/server/services/provisioning/end-user-reads";
 import { createKnowledgebase } from "@/server/services/knowledge/knowledgebases";
 import { addMember, listMembers } from "@/server/services/identity/members";
 import { createModelProvider, listModelProviders } from "@/server/services/org/model-providers";
@@ -41,6 +41,7 @@ const PUBLIC_PROCEDURES = [
 const UNGUARDED: Record<string, string> = {
   "runs/executions.recordExecution": "records a run for the guarded service that started it",
   "support/knowledge-access.findKnowledgebase": "a lookup the guarded knowledge services share",
+  "knowledge/pages-shared.findPage": "the lookup the guarded page services share",
   "support/knowledge-access.refuseOverPlanCap": "a plan cap check inside a guarded create",
   "support/knowledge-access.reviewsWritesOf": "decides whether a guarded write waits for review",
   "portal/portal-access.runFor": "the access rule converse and transact apply after their guard",
@@ -61,9 +62,11 @@ const UNGUARDED: Record<string, string> = {
   "org/events.recorded": "runs a guarded service's write and records its event in one transaction",
   "provisioning/credit-requests.requestMoreCredits": "the portal door's; the signed-in end user asks for themselves",
   "runs/usage.getPortalUsage": "the portal door's; only the signed-in end user's own credits",
-  "provisioning/end-user-data.streamOwnExport": "the portal door's; only the signed-in end user's own data",
+  "provisioning/end-user-export.streamOwnExport": "the portal door's; only the signed-in end user's own data",
   "portal/portal-export.mailExportLink": "the portal door's; mails the signed-in end user a link to their own data",
   "portal/portal-export.openOwnExport": "the portal door's; only the signed-in end user's own data, a link only theirs",
+  "provisioning/end-users-shared.findEndUser": "the lookup the guarded end-user services share",
+  "provisioning/end-users-shared.lockedEndUser": "locks the end user a guarded change writes, in its transaction",
   "provisioning/end-users.provisionOn":
     "provisionEndUser's statement on a given connection; called by guarded services only",
   "identity/directory.recordDirectoryEvent":

@@ -29,3 +29,4 @@ export type CreateApiKeyInput = z.infer<typeof CreateApiKeyInput>;
 export const CreatedApiKey = ApiKey.extend({ secret: z.string() });
 
 export const ApiKeyIdInput = z.strictObject({ keyId: Uuid });
+export type ApiKeyIdInput = z.infer<typeof ApiKeyIdInput>;

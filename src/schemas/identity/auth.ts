@@ -34,3 +34,4 @@ export const SignInInput = z.strictObject({
   email: z.email().max(320),
   password: z.string().min(1).max(MAX_PASSWORD_CHARS),
 });
+export type SignInInput = z.infer<typeof SignInInput>;

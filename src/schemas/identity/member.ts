@@ -17,6 +17,7 @@ export const CreateInvitationInput = z.strictObject({
   email: z.email().max(MAX_EMAIL_CHARS),
   role: Role.default("member"),
 });
+export type CreateInvitationInput = z.infer<typeof CreateInvitationInput>;
 
 /** How long an invitation link works after it was (last) sent. */
 export const INVITATION_TTL_DAYS = 7;
@@ -39,10 +40,13 @@ export const Invitation = z.object({
 export type Invitation = z.infer<typeof Invitation>;
 
 export const InvitationIdInput = z.strictObject({ invitationId: Uuid });
+export type InvitationIdInput = z.infer<typeof InvitationIdInput>;
 export const ListInvitationsInput = ListQuery;
+export type ListInvitationsInput = z.infer<typeof ListInvitationsInput>;
 export const InvitationList = z.object({ invitations: z.array(Invitation), nextCursor: NextCursor });
 
 export const InvitationTokenInput = z.strictObject({ token: z.string().min(1).max(MAX_INVITATION_TOKEN_CHARS) });
+export type InvitationTokenInput = z.infer<typeof InvitationTokenInput>;
 
 /** What the invitee sees before setting a password. */
 export const InvitationPreview = z.object({
@@ -56,7 +60,9 @@ export const InvitationPreview = z.object({
 export type InvitationPreview = z.infer<typeof InvitationPreview>;
 
 export const ChangeRoleInput = z.strictObject({ memberId: Uuid, role: Role });
+export type ChangeRoleInput = z.infer<typeof ChangeRoleInput>;
 export const MemberIdInput = z.strictObject({ memberId: Uuid });
+export type MemberIdInput = z.infer<typeof MemberIdInput>;
 
 /** A password a person sets: long enough to resist guessing, bounded like sign-in's. */
 export const NewPassword = z.string().min(10, "Use at least 10 characters.").max(MAX_PASSWORD_CHARS);
@@ -65,8 +71,10 @@ export const AcceptInvitationInput = z.strictObject({
   token: z.string().min(1).max(MAX_INVITATION_TOKEN_CHARS),
   password: NewPassword,
 });
+export type AcceptInvitationInput = z.infer<typeof AcceptInvitationInput>;
 
 export const ChangePasswordInput = z.strictObject({
   currentPassword: z.string().min(1).max(MAX_PASSWORD_CHARS),
   newPassword: NewPassword,
 });
+export type ChangePasswordInput = z.infer<typeof ChangePasswordInput>;

@@ -18,8 +18,11 @@ export const MfaChallenge = z.object({
 export const SignInResult = z.union([z.object({ ok: z.literal(true) }), z.object({ mfa: MfaChallenge })]);
 
 export const MfaChallengeInput = z.strictObject({ challenge: MfaChallengeToken });
+export type MfaChallengeInput = z.infer<typeof MfaChallengeInput>;
 export const MfaSignInInput = z.strictObject({ challenge: MfaChallengeToken, code: MfaCode });
+export type MfaSignInInput = z.infer<typeof MfaSignInInput>;
 export const MfaCodeInput = z.strictObject({ code: MfaCode });
+export type MfaCodeInput = z.infer<typeof MfaCodeInput>;
 
 export const TotpEnrollment = z.object({ secret: z.string(), otpauthUri: z.string(), qrCode: z.string() });
 /** Shown once, when they are made. */

@@ -36,11 +36,12 @@ export const SsoConnection = z.object({
 export const SetSsoConnectionInput = z.strictObject({
   issuer: z.string().trim().min(1).max(MAX_URL_CHARS),
   clientId: z.string().trim().min(1).max(MAX_LABEL_CHARS),
-  /** Kept as it is when omitted on a change. */
+  /** Required for a new connection; kept as it is when omitted on a change. */
   clientSecret: z.string().min(1).max(MAX_CLIENT_SECRET_CHARS).optional(),
   domains: z.array(z.string().max(MAX_DOMAIN_CHARS)).max(MAX_SSO_DOMAINS).optional(),
   displayName: z.string().max(MAX_SHORT_NAME_CHARS).optional(),
 });
+export type SetSsoConnectionInput = z.infer<typeof SetSsoConnectionInput>;
 
 /** "Test connection": what discovery fetched from the identity provider, and what it says. */
 export const SsoTestResult = z.object({
@@ -67,8 +68,11 @@ export type SsoTestResult = z.infer<typeof SsoTestResult>;
 
 /** SAML 2.0: the identity provider by its metadata (URL or document), or by its three settings. */
 export const SetSamlConnectionInput = z.strictObject({
+  /** Read the identity provider's settings from its metadata at this URL… */
   metadataUrl: z.string().trim().max(MAX_URL_CHARS).optional(),
+  /** …or from this metadata document… */
   metadataXml: z.string().max(1_000_000).optional(),
+  /** …or as given. */
   entityId: z
     .string()
     .trim()
@@ -79,6 +83,7 @@ export const SetSamlConnectionInput = z.strictObject({
   domains: z.array(z.string().max(MAX_DOMAIN_CHARS)).max(MAX_SSO_DOMAINS).optional(),
   displayName: z.string().max(MAX_SHORT_NAME_CHARS).optional(),
 });
+export type SetSamlConnectionInput = z.infer<typeof SetSamlConnectionInput>;
 
 /** "Test sign-in": what the identity provider sent to the last test sign-in through it. */
 export const SsoTestSignIn = z.object({

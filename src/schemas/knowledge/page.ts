@@ -5,7 +5,7 @@ import { MAX_PAGE_MARKDOWN_CHARS } from "../limits";
 export const MAX_PATCH_OPERATIONS = 50;
 
 /**
- * A markdown link to a page as services/knowledge/pages.ts reads links, `[title](page:<id>)`: a link's text
+ * A markdown link to a page as services/knowledge/page-links.ts reads links, `[title](page:<id>)`: a link's text
  * cannot hold brackets there, so they are dropped from the title.
  */
 export function pageLinkMarkdown(page: { id: string; title: string }): string {
@@ -82,8 +82,10 @@ export const PatchPageInput = z.strictObject({
 export type PatchPageInput = z.infer<typeof PatchPageInput>;
 
 export const PageIdInput = z.strictObject({ knowledgebaseId: Uuid, pageId: Uuid });
+export type PageIdInput = z.infer<typeof PageIdInput>;
 
 export const MovePageInput = z.strictObject({ knowledgebaseId: Uuid, pageId: Uuid, parentPageId: Uuid.nullable() });
+export type MovePageInput = z.infer<typeof MovePageInput>;
 export const MovePageOutput = z.object({
   page: z.object({
     id: Uuid,

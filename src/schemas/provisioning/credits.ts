@@ -34,8 +34,10 @@ export const CreditRequest = z
   .meta({ id: "CreditRequest" });
 export type CreditRequest = z.infer<typeof CreditRequest>;
 export const ListCreditRequestsInput = z.strictObject({ endUserId: Uuid });
+export type ListCreditRequestsInput = z.infer<typeof ListCreditRequestsInput>;
 export const ListCreditRequestsOutput = z.object({ creditRequests: z.array(CreditRequest) });
 export const DismissCreditRequestInput = z.strictObject({ endUserId: Uuid, creditRequestId: Uuid });
+export type DismissCreditRequestInput = z.infer<typeof DismissCreditRequestInput>;
 
 export const CreditLedgerEntry = z
   .object({
@@ -59,4 +61,5 @@ export const CreditLedgerInput = z.strictObject({
   endUserId: Uuid,
   limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(100),
 });
+export type CreditLedgerInput = z.infer<typeof CreditLedgerInput>;
 export const CreditLedgerOutput = z.object({ entries: z.array(CreditLedgerEntry) });

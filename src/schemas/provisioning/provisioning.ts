@@ -113,10 +113,12 @@ export const ProvisionEndUserOutput = z.object({
 export type ProvisionEndUserOutput = z.infer<typeof ProvisionEndUserOutput>;
 
 export const EndUserIdInput = z.strictObject({ endUserId: Uuid });
+export type EndUserIdInput = z.infer<typeof EndUserIdInput>;
 export const UpdateEndUserInput = z.strictObject({
   endUserId: Uuid,
   fullName: plainText(MAX_NAME_CHARS).trim().optional(),
 });
+export type UpdateEndUserInput = z.infer<typeof UpdateEndUserInput>;
 export const EndUserStatus = z.enum(["active", "revoked", "suspended"]);
 export type EndUserStatus = z.infer<typeof EndUserStatus>;
 export const EndUserSort = z.enum(["created", "newest", "email", "lastSeen", "creditsLeft", "creditsLeftDesc"]);
@@ -143,7 +145,9 @@ export const EndUserListItem = EndUser.extend({
 export type EndUserListItem = z.infer<typeof EndUserListItem>;
 export const ListEndUsersOutput = z.object({ endUsers: z.array(EndUserListItem), nextCursor: NextCursor });
 export const RemoveSubscriptionInput = z.strictObject({ endUserId: Uuid, tierPlanId: Uuid });
+export type RemoveSubscriptionInput = z.infer<typeof RemoveSubscriptionInput>;
 export const RemoveGrantInput = z.strictObject({ endUserId: Uuid, grantId: Uuid });
+export type RemoveGrantInput = z.infer<typeof RemoveGrantInput>;
 
 export const PriceInterval = z.enum(["month", "year"]);
 /** A price's currency: an ISO 4217 code, three capitals. */
@@ -207,6 +211,7 @@ export const CreateTierPlanInput = z.strictObject({
 });
 export type CreateTierPlanInput = z.infer<typeof CreateTierPlanInput>;
 export const TierPlanIdInput = z.strictObject({ tierPlanId: Uuid });
+export type TierPlanIdInput = z.infer<typeof TierPlanIdInput>;
 export const UpdateTierPlanInput = z.strictObject({
   tierPlanId: Uuid,
   name: nameText.optional(),
@@ -242,21 +247,29 @@ export const UserGroup = z
   .meta({ id: "UserGroup" });
 export type UserGroup = z.infer<typeof UserGroup>;
 export const CreateUserGroupInput = z.strictObject({ name: nameText, description: descriptionText.optional() });
+export type CreateUserGroupInput = z.infer<typeof CreateUserGroupInput>;
 export const UpdateUserGroupInput = z.strictObject({
   groupId: Uuid,
   name: nameText.optional(),
   description: descriptionText.optional(),
 });
+export type UpdateUserGroupInput = z.infer<typeof UpdateUserGroupInput>;
 export const GroupIdInput = z.strictObject({ groupId: Uuid });
+export type GroupIdInput = z.infer<typeof GroupIdInput>;
 export const ListUserGroupsInput = ListQuery.extend({ q: NameQuery });
+export type ListUserGroupsInput = z.infer<typeof ListUserGroupsInput>;
 export const ListUserGroupsOutput = z.object({ userGroups: z.array(UserGroup), nextCursor: NextCursor });
 export const GroupMember = z.object({ groupId: Uuid, endUserId: Uuid, addedAt: Timestamp }).meta({ id: "GroupMember" });
 export const GroupMemberView = GroupMember.extend({ email: z.email(), fullName: z.string() });
 export const ListGroupMembersInput = ListQuery.extend({ groupId: Uuid });
+export type ListGroupMembersInput = z.infer<typeof ListGroupMembersInput>;
 export const ListGroupMembersOutput = z.object({ members: z.array(GroupMemberView), nextCursor: NextCursor });
 export const AddGroupMemberInput = z.strictObject({ groupId: Uuid, endUserId: Uuid });
+export type AddGroupMemberInput = z.infer<typeof AddGroupMemberInput>;
 export const AddGroupGrantInput = GrantInput.omit({ effect: true }).extend({ groupId: Uuid });
+export type AddGroupGrantInput = z.infer<typeof AddGroupGrantInput>;
 export const RemoveGroupGrantInput = z.strictObject({ groupId: Uuid, grantId: Uuid });
+export type RemoveGroupGrantInput = z.infer<typeof RemoveGroupGrantInput>;
 
 export const PortalAdmission = z
   .object({ portalId: Uuid, groupId: Uuid, createdAt: Timestamp })

@@ -9,7 +9,7 @@ import { rateLimitHeaders, type RateLimitResult } from "@/server/auth/rate-limit
 import type { Db } from "@/server/db";
 import { getFileContent } from "@/server/services/runs/attachments";
 import { exportAuditEvents } from "@/server/services/org/audit-log";
-import { streamEndUserExport } from "@/server/services/provisioning/end-user-data";
+import { streamEndUserExport } from "@/server/services/provisioning/end-user-export";
 import { EndUserIdInput } from "@/schemas/provisioning/provisioning";
 
 const CONTENT_TYPES = { jsonl: "application/x-ndjson", csv: "text/csv; charset=utf-8" } as const;
@@ -50,7 +50,7 @@ export function textStream(pieces: AsyncGenerator<string>): ReadableStream<Uint8
 }
 
 /**
- * `GET /end-users/{endUserId}/export`: the document written as it is read (services/provisioning/end-user-data.ts),
+ * `GET /end-users/{endUserId}/export`: the document written as it is read (services/provisioning/end-user-export.ts),
  * so an end user's long history is never held whole. A refusal comes before the first byte.
  */
 export async function endUserExportResponse(

@@ -1,5 +1,5 @@
 // The single sign-on door: `/auth/oidc/start` sends the browser to the organization's identity
-// provider, `/auth/oidc/callback` finishes there (services/identity/sso.ts) and sets the console or portal
+// provider, `/auth/oidc/callback` finishes there (services/identity/oidc.ts) and sets the console or portal
 // session cookie. Every redirect is built from PUBLIC_ORIGIN, never from request headers; a
 // refusal goes back to the sign-in page as a readable message (`?sso_error=`), never a stack.
 import { readCookie, readSessionToken, servedOverHttps, sessionCookie } from "@/server/auth/cookies";
@@ -10,19 +10,16 @@ import { requestIdFor } from "./envelope";
 import { isAppError, logIfUnexpected, toAppError } from "@/server/errors";
 import { portalPath, resolvePortal } from "@/server/services/portal/portals";
 import { publicOrigin } from "@/env";
-import { startSamlSignIn, startSamlTest } from "@/server/services/identity/saml";
+import { startSamlSignIn, startSamlTest } from "@/server/services/identity/saml-sign-in";
 import { actorForSession } from "@/server/services/identity/sessions";
+import { finishSsoSignIn, OIDC_STATE_COOKIE, startOidcTest, startSsoSignIn } from "@/server/services/identity/oidc";
+import { ssoRefusal } from "@/server/services/identity/sso";
 import {
-  finishSsoSignIn,
-  OIDC_STATE_COOKIE,
   organizationForMemberEmail,
   ssoProtocol,
-  ssoRefusal,
   SSO_TEST_RESULT_PAGE,
-  startOidcTest,
-  startSsoSignIn,
   type SsoStart,
-} from "@/server/services/identity/sso";
+} from "@/server/services/identity/sso-sign-in";
 import { startSamlResponse } from "./saml";
 
 export interface OidcHandlerOptions {

@@ -1,5 +1,5 @@
 // The SAML door: `/auth/saml/start` sends the browser to the identity provider with our
-// AuthnRequest, the provider POSTs its response to `/auth/saml/acs` (services/identity/saml.ts checks it)
+// AuthnRequest, the provider POSTs its response to `/auth/saml/acs` (services/identity/saml-sign-in.ts checks it)
 // and we set the console or portal session cookie; `/auth/saml/metadata/{organization}` is our
 // service provider metadata. Every redirect is built from PUBLIC_ORIGIN, never from request
 // headers; a refusal goes back to the sign-in page with a readable message (`?sso_error=`) and
@@ -11,15 +11,16 @@ import { portalSessionCookie } from "@/server/auth/portal-cookie";
 import type { Db } from "@/server/db";
 import { AppError, isAppError, logIfUnexpected, toAppError } from "@/server/errors";
 import { portalPath, resolvePortal } from "@/server/services/portal/portals";
+import { samlMetadata } from "@/server/services/identity/saml";
 import {
   finishSamlSignIn,
   SAML_REQUEST_COOKIE,
-  samlMetadata,
   startSamlSignIn,
   startSamlTest,
-} from "@/server/services/identity/saml";
+} from "@/server/services/identity/saml-sign-in";
 import { actorForSession } from "@/server/services/identity/sessions";
-import { organizationForMemberEmail, SSO_TEST_RESULT_PAGE, ssoRefusal } from "@/server/services/identity/sso";
+import { ssoRefusal } from "@/server/services/identity/sso";
+import { organizationForMemberEmail, SSO_TEST_RESULT_PAGE } from "@/server/services/identity/sso-sign-in";
 import { readBodyBytes } from "./json-body";
 import { errorResponse, requestIdFor } from "./envelope";
 

@@ -12,23 +12,24 @@ import { logIfUnexpected, toAppError, type AppError } from "@/server/errors";
 import { listOf, resourceTypes, schemas, serviceProviderConfig } from "@/server/scim/discovery";
 import { pathKeys } from "@/server/scim/filter";
 import { ERROR_SCHEMA, scimError, type ScimObject } from "@/server/scim/schema";
+import { recordDirectoryEvent } from "@/server/services/identity/directory";
 import {
   createDirectoryGroup,
-  createDirectoryUser,
   deleteDirectoryGroup,
-  deleteDirectoryUser,
   getDirectoryGroup,
-  getDirectoryUser,
   listDirectoryGroups,
-  listDirectoryUsers,
   patchDirectoryGroup,
-  patchDirectoryUser,
-  recordDirectoryEvent,
   replaceDirectoryGroup,
+} from "@/server/services/identity/directory-groups";
+import { scimBaseUrl, type ListQuery } from "@/server/services/identity/directory-shared";
+import {
+  createDirectoryUser,
+  deleteDirectoryUser,
+  getDirectoryUser,
+  listDirectoryUsers,
+  patchDirectoryUser,
   replaceDirectoryUser,
-  scimBaseUrl,
-  type ListQuery,
-} from "@/server/services/identity/directory";
+} from "@/server/services/identity/directory-users";
 import { parseJsonText, readBodyText, refuseDeclaredOversize } from "./json-body";
 import { requestIdFor } from "./envelope";
 import { textResponse } from "./text-response";

@@ -28,15 +28,8 @@ import type { ExecutionStatus, ExecutionUsage } from "@/schemas/runs/runtime";
 import type { Db } from "@/server/db";
 import { AppError, isAppError, toAppError } from "@/server/errors";
 import { logger } from "@/server/observability/log";
-import {
-  chargedPool,
-  chargeRunCredit,
-  recordLeasedCost,
-  refundRunCredit,
-  reserveRunCredits,
-  settleRunCharge,
-  type RunCharge,
-} from "@/server/services/provisioning/credits";
+import { chargedPool, chargeRunCredit, refundRunCredit, type RunCharge } from "@/server/services/provisioning/credits";
+import { recordLeasedCost, reserveRunCredits, settleRunCharge } from "@/server/services/provisioning/credit-settlement";
 import { RUN_LIMITS } from "./limits";
 import { estimateTokens, type CallReserver, type ModelCall } from "./metering";
 import { callCeilingMicro, wholeCredits } from "./pricing";

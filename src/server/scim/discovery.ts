@@ -12,7 +12,7 @@ import {
   type AttributeDef,
   type ScimObject,
 } from "./schema";
-import { MAX_SCIM_COUNT } from "@/server/services/identity/directory";
+import { MAX_SCIM_COUNT } from "@/server/services/identity/directory-shared";
 import { MAX_JSON_BODY_BYTES } from "@/schemas/limits";
 
 const SERVICE_PROVIDER_CONFIG_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig";

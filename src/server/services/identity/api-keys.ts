@@ -1,5 +1,5 @@
 import { SCIM_SCOPE, SCOPES, type Scope } from "@/schemas/identity/auth";
-import type { ApiKey, CreateApiKeyInput } from "@/schemas/identity/api-key";
+import type { ApiKey, ApiKeyIdInput, CreateApiKeyInput } from "@/schemas/identity/api-key";
 import type { Actor } from "@/server/auth/actor";
 import { authorize } from "@/server/auth/authorize";
 import { guarded } from "@/server/auth/guarded";
@@ -125,7 +125,7 @@ export const listApiKeys = guarded({ may: "keys" }, async function listApiKeys(d
 /** Revocation takes effect on the next request in every process: keys are looked up per request. */
 export const revokeApiKey = guarded(
   { may: "keys" },
-  async function revokeApiKey(db: Db, actor: Actor, input: { keyId: string }): Promise<ApiKey> {
+  async function revokeApiKey(db: Db, actor: Actor, input: ApiKeyIdInput): Promise<ApiKey> {
     const key = await db.apiKey.findFirst({ where: { id: input.keyId, organizationId: actor.organizationId } });
     if (!key) throw new AppError("not_found", "No API key with that id in this organization.");
     const ownKey = actor.kind === "member" && key.memberId === actor.member.id;

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Role } from "@/schemas/identity/auth";
-import type { Member } from "@/schemas/identity/member";
+import type { ChangePasswordInput, ChangeRoleInput, Member, MemberIdInput } from "@/schemas/identity/member";
 import { may, type Capability } from "@/schemas/permissions";
 import type { Actor, MemberActor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
@@ -165,7 +165,7 @@ async function assertNotLastOwner(db: Db, organizationId: string, memberId: stri
 
 export const changeMemberRole = guarded(
   { may: "members" },
-  async function changeMemberRole(db: Db, actor: Actor, input: { memberId: string; role: Role }): Promise<Member> {
+  async function changeMemberRole(db: Db, actor: Actor, input: ChangeRoleInput): Promise<Member> {
     const target = await findActiveMember(db, actor, input.memberId);
     assertMayGrant(actor, input.role);
     if (target.role === "owner") {
@@ -191,7 +191,7 @@ export const changeMemberRole = guarded(
 /** The member's personal keys stop working at once (member_removed) and their sessions end. */
 export const removeMember = guarded(
   { may: "members" },
-  async function removeMember(db: Db, actor: Actor, input: { memberId: string }): Promise<Member> {
+  async function removeMember(db: Db, actor: Actor, input: MemberIdInput): Promise<Member> {
     const target = await findActiveMember(db, actor, input.memberId);
     if (target.role === "owner") {
       assertMayGrant(actor, "owner");
@@ -228,7 +228,7 @@ export const changeOwnPassword = guarded(
   async function changeOwnPassword(
     db: Db,
     actor: MemberActor,
-    input: { currentPassword: string; newPassword: string },
+    input: ChangePasswordInput,
     options: { keepSessionToken?: string; clientAddress: string },
   ): Promise<void> {
     const member = await db.member.findFirst({
@@ -279,7 +279,7 @@ export const resetMemberPassword = guarded(
   async function resetMemberPassword(
     db: Db,
     actor: Actor,
-    input: { memberId: string },
+    input: MemberIdInput,
   ): Promise<{
     member: Member;
     temporaryPassword: string;

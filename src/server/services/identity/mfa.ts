@@ -5,29 +5,25 @@
 // step it belongs to is written with a conditional UPDATE, so the same code (or an older one)
 // replayed within its 30 s, even in parallel, finds the row taken. Every code guessed, at sign-in
 // or when enrolling, goes through the same kind of throttle as passwords (atomic counters in
-// PostgreSQL, src/server/auth/sign-in-throttle.ts), per member.
-//
-// A password sign-in of a member with a factor, or of a member without one in an organization that
-// requires it, ends in a challenge instead of a session (services/identity/sessions.ts): a short-lived token
-// (stored as SHA-256) that the second step presents with the code, or with which the member
-// enrolls. Sign-ins through the organization's SSO are not asked.
+// PostgreSQL, src/server/auth/sign-in-throttle.ts), per member. The step of a password sign-in
+// that asks for it is mfa-sign-in.ts.
 import { randomInt } from "node:crypto";
 import { generateSecret, generateURI, verify } from "otplib";
 import QRCode from "qrcode";
 import type { Actor, MemberActor, RequestOrigin } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
-import { hashSecret, randomToken } from "@/server/auth/secrets";
+import { hashSecret } from "@/server/auth/secrets";
 import { createSignInThrottle } from "@/server/auth/sign-in-throttle";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { openSecret, sealSecret } from "@/server/secret-box";
 import type { Role } from "@/schemas/identity/auth";
+import type { MemberIdInput } from "@/schemas/identity/member";
+import type { MfaCodeInput } from "@/schemas/identity/mfa";
 import { recordEvent, type EventInput } from "../org/events";
 
 export const RECOVERY_CODE_COUNT = 10;
-const CHALLENGE_TTL_MS = 10 * 60_000;
-/** Wrong codes one challenge takes before the password must be given again. */
-const WRONG_CODES_PER_CHALLENGE = 5;
+
 /** One step either side of now, for a phone whose clock is a little off. */
 const TOLERANCE_SECONDS = 30;
 const ISSUER = "Atrium";
@@ -40,14 +36,6 @@ const codeThrottle = createSignInThrottle("mfa", {
   perAccount: 50,
   accountDelay: { free: 5, maxSeconds: 60, quietSeconds: 15 * 60 },
 });
-
-export type ChallengePurpose = "verify" | "enroll";
-
-export interface MfaChallengeIssued {
-  challenge: string;
-  purpose: ChallengePurpose;
-  expiresAt: Date;
-}
 
 export interface TotpEnrollment {
   /** Base32, for typing into an authenticator that cannot scan. */
@@ -65,7 +53,7 @@ export interface MfaStatus {
   required: boolean;
 }
 
-interface MemberRef {
+export interface MemberRef {
   id: string;
   organizationId: string;
   role: Role;
@@ -127,7 +115,7 @@ async function replaceRecoveryCodes(
  * Checks a code of the member's confirmed factor: a TOTP code of a step after the last one used,
  * or an unused recovery code (spent here). Throttled per member; a wrong code is recorded.
  */
-async function checkSecondFactor(
+export async function checkSecondFactor(
   db: Db,
   member: MemberRef,
   code: string,
@@ -177,7 +165,7 @@ async function checkSecondFactor(
 }
 
 /** Starts (or restarts) a pending enrollment: a new secret, sealed; refused once one is confirmed. */
-async function beginEnrollment(db: Db, member: MemberRef): Promise<TotpEnrollment> {
+export async function beginEnrollment(db: Db, member: MemberRef): Promise<TotpEnrollment> {
   const secret = generateSecret();
   const secretCiphertext = sealSecret(secret, "secret");
   const where = { memberId: member.id, organizationId: member.organizationId };
@@ -202,7 +190,7 @@ async function beginEnrollment(db: Db, member: MemberRef): Promise<TotpEnrollmen
 }
 
 /** Confirms the pending enrollment with a first code: the factor is on and ten recovery codes are made. */
-async function finishEnrollment(
+export async function finishEnrollment(
   db: Db,
   member: MemberRef,
   code: string,
@@ -230,117 +218,6 @@ async function finishEnrollment(
     await recordEvent(tx, actor, mfaEvent("member.mfa_enroll", member, { changes: { totp: [null, "enrolled"] } }));
     return codes;
   });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Sign-in: the step after the password
-
-/** What a password sign-in of this member needs next, if anything: see services/identity/sessions.ts. */
-export async function secondStepFor(
-  db: Db,
-  member: { id: string; organizationId: string },
-): Promise<ChallengePurpose | null> {
-  const [factor, organization] = await Promise.all([
-    db.memberTotp.findFirst({
-      where: { memberId: member.id, organizationId: member.organizationId, confirmedAt: { not: null } },
-      select: { memberId: true },
-    }),
-    db.organization.findUniqueOrThrow({ where: { id: member.organizationId }, select: { requireMfa: true } }),
-  ]);
-  if (factor) return "verify";
-  return organization.requireMfa ? "enroll" : null;
-}
-
-export async function issueChallenge(
-  db: Db,
-  member: { id: string; organizationId: string },
-  purpose: ChallengePurpose,
-): Promise<MfaChallengeIssued> {
-  const challenge = randomToken();
-  const expiresAt = new Date(Date.now() + CHALLENGE_TTL_MS);
-  // Expired challenges of anyone go with each new one.
-  await db.mfaChallenge.deleteMany({ where: { expiresAt: { lte: new Date() } } });
-  await db.mfaChallenge.create({
-    data: {
-      tokenHash: hashSecret(challenge),
-      organizationId: member.organizationId,
-      memberId: member.id,
-      purpose,
-      expiresAt,
-    },
-  });
-  return { challenge, purpose, expiresAt };
-}
-
-function challengeOver(): AppError {
-  return new AppError("unauthorized", "This sign-in has expired. Enter your email and password again.");
-}
-
-/**
- * The challenge's member, after taking one of its tries (`claimTry`) in one conditional UPDATE, so
- * parallel guesses on one challenge cannot pass its limit.
- */
-async function memberOfChallenge(
-  db: Db,
-  challenge: string,
-  purpose: ChallengePurpose,
-  claimTry: boolean,
-): Promise<MemberRef> {
-  const tokenHash = hashSecret(challenge);
-  const live = { tokenHash, purpose, expiresAt: { gt: new Date() } };
-  if (claimTry) {
-    const { count } = await db.mfaChallenge.updateMany({
-      // Unscoped: a challenge is found by its secret, before anyone is signed in.
-      where: { ...live, wrongCodes: { lt: WRONG_CODES_PER_CHALLENGE } },
-      data: { wrongCodes: { increment: 1 } },
-    });
-    if (count === 0) throw challengeOver();
-  }
-  // Unscoped: a challenge is found by its secret, before anyone is signed in.
-  const row = await db.mfaChallenge.findFirst({
-    where: live,
-    include: { member: { include: { user: { select: { email: true } } } } },
-  });
-  if (!row || row.member.removedAt) throw challengeOver();
-  return { id: row.member.id, organizationId: row.organizationId, role: row.member.role, email: row.member.user.email };
-}
-
-/** The challenge is used once: only the request that deletes it gets the session. */
-async function spendChallenge(db: Db, challenge: string): Promise<void> {
-  // Unscoped: a challenge is found by its secret, before anyone is signed in.
-  const { count } = await db.mfaChallenge.deleteMany({ where: { tokenHash: hashSecret(challenge) } });
-  if (count === 0) throw challengeOver();
-}
-
-/** The second step of a password sign-in: a code of the member's authenticator or a recovery code. */
-export async function verifySignInCode(
-  db: Db,
-  input: { challenge: string; code: string },
-  clientAddress: string,
-  origin?: RequestOrigin,
-): Promise<{ member: MemberRef; method: "totp" | "recovery_code" }> {
-  const member = await memberOfChallenge(db, input.challenge, "verify", true);
-  const method = await checkSecondFactor(db, member, input.code, clientAddress, origin);
-  await spendChallenge(db, input.challenge);
-  return { member, method };
-}
-
-/** A member the organization requires a second factor of, enrolling during sign-in: the QR code. */
-export async function startSignInEnrollment(db: Db, input: { challenge: string }): Promise<TotpEnrollment> {
-  return beginEnrollment(db, await memberOfChallenge(db, input.challenge, "enroll", false));
-}
-
-/** …and the first code, which enrolls them: their recovery codes, shown once; the caller starts the session. */
-export async function finishSignInEnrollment(
-  db: Db,
-  input: { challenge: string; code: string },
-  clientAddress: string,
-  origin?: RequestOrigin,
-): Promise<{ member: MemberRef; recoveryCodes: string[] }> {
-  const member = await memberOfChallenge(db, input.challenge, "enroll", true);
-  const recoveryCodes = await finishEnrollment(db, member, input.code, clientAddress, origin);
-  await spendChallenge(db, input.challenge);
-  return { member, recoveryCodes };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -385,7 +262,7 @@ export const confirmMfaEnrollment = guarded(
   async function confirmMfaEnrollment(
     db: Db,
     actor: MemberActor,
-    input: { code: string },
+    input: MfaCodeInput,
     options: { clientAddress: string },
   ): Promise<{ recoveryCodes: string[] }> {
     return {
@@ -400,7 +277,7 @@ export const removeOwnMfa = guarded(
   async function removeOwnMfa(
     db: Db,
     actor: MemberActor,
-    input: { code: string },
+    input: MfaCodeInput,
     options: { clientAddress: string },
   ): Promise<void> {
     const organization = await db.organization.findUniqueOrThrow({
@@ -436,7 +313,7 @@ export const resetMemberMfa = guarded(
   async function resetMemberMfa(
     db: Db,
     actor: Actor,
-    input: { memberId: string },
+    input: MemberIdInput,
   ): Promise<{ member: { id: string; email: string }; removed: boolean }> {
     const target = await db.member.findFirst({
       where: { id: input.memberId, organizationId: actor.organizationId, removedAt: null },

@@ -15,8 +15,9 @@ import {
   secondStepFor,
   verifySignInCode,
   type MfaChallengeIssued,
-} from "./mfa";
-import type { Role } from "@/schemas/identity/auth";
+} from "./mfa-sign-in";
+import type { Role, SignInInput } from "@/schemas/identity/auth";
+import type { MfaSignInInput } from "@/schemas/identity/mfa";
 
 /** Failed sign-ins a minute, and the account's delay: see sign-in-throttle.ts for what each holds off. */
 const signInThrottle = createSignInThrottle("sign-in", {
@@ -34,14 +35,14 @@ export interface NewSession {
 
 /**
  * A session, or, when the member has a second factor or must enroll one, the challenge the next
- * step presents (services/identity/mfa.ts) and no session yet.
+ * step presents (services/identity/mfa-sign-in.ts) and no session yet.
  */
 export type SignInResult = { session: NewSession } | { mfa: MfaChallengeIssued };
 
 /** `clientAddress` is where the attempt came from (src/server/auth/client-address.ts). */
 export async function signIn(
   db: Db,
-  input: { email: string; password: string },
+  input: SignInInput,
   clientAddress: string,
   origin?: RequestOrigin,
 ): Promise<SignInResult> {
@@ -87,7 +88,7 @@ export async function signIn(
 /** The second step of a password sign-in: the challenge and a code (authenticator or recovery) give the session. */
 export async function signInWithCode(
   db: Db,
-  input: { challenge: string; code: string },
+  input: MfaSignInInput,
   clientAddress: string,
   origin?: RequestOrigin,
 ): Promise<NewSession> {
@@ -98,7 +99,7 @@ export async function signInWithCode(
 /** The second step when the organization requires a factor the member lacks: enrolled, then signed in. */
 export async function signInEnrolling(
   db: Db,
-  input: { challenge: string; code: string },
+  input: MfaSignInInput,
   clientAddress: string,
   origin?: RequestOrigin,
 ): Promise<{ session: NewSession; recoveryCodes: string[] }> {

@@ -10,7 +10,8 @@ import type { Db } from "@/server/db";
 import { AppError, isAppError } from "@/server/errors";
 import { recordEvent, type EventInput } from "../org/events";
 import { enqueueIndexing, wakeIndexWorker } from "@/server/jobs/indexing";
-import { applyPageContent, applyPatch } from "./pages";
+import { applyPatch } from "./page-patches";
+import { applyPageContent } from "./pages-shared";
 import { afterCursor, CURSOR_ORDER, toPage } from "../support/pagination";
 
 type ReviewRow = Awaited<ReturnType<Db["review"]["findFirstOrThrow"]>>;

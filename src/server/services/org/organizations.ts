@@ -87,7 +87,7 @@ export const updateOrganization = guarded(
     const write = (tx: Pick<Db, "organization">) =>
       tx.organization.update({
         where: { id: actor.organizationId },
-        // The balance the operator sets is the one credits.low is measured against (src/server/services/provisioning/credits.ts).
+        // The balance the operator sets is the one credits.low is measured against (src/server/services/provisioning/credit-thresholds.ts).
         data: { ...update, ...(update.credits !== undefined ? { creditsReference: update.credits } : {}) },
       });
     const row = await recorded(db, actor, write, (after) => ({

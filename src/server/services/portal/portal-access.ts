@@ -13,11 +13,11 @@ import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { creditsLeft } from "../support/credit-pool";
-import { getEndUser } from "../provisioning/end-users";
+import { getEndUser } from "../provisioning/end-user-reads";
 
 /**
  * An end user who may sign in and use apps: not revoked, not suspended (no active directory user
- * stands for them, services/identity/directory.ts) and not deleted. A suspended end user answers exactly
+ * stands for them, services/identity/directory-users.ts) and not deleted. A suspended end user answers exactly
  * as a revoked one everywhere: sessions, sign-in, access, the API on their behalf.
  */
 export const ACTIVE_END_USER = { revokedAt: null, suspendedAt: null, deletedAt: null } as const;

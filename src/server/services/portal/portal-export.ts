@@ -16,7 +16,7 @@ import type { EndUserActor } from "@/server/auth/actor";
 import { hitRateLimit } from "@/server/auth/rate-limit";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { streamOwnExport } from "../provisioning/end-user-data";
+import { streamOwnExport } from "../provisioning/end-user-export";
 import { recordEvent } from "../org/events";
 import { deliverMail } from "../org/mail";
 import { portalPath, type ResolvedPortal } from "./portals";

@@ -2,7 +2,7 @@
 // (executions: its credits, status and what ran), each bonus the audit event that gave it, and
 // each reset a boundary of the pool's monthly schedule since the subscription last started
 // (credits_reset_at, moved by whole calendar months, credit-pool.ts), up to now or its cancellation.
-import type { CreditLedgerEntry } from "@/schemas/provisioning/credits";
+import type { CreditLedgerEntry, CreditLedgerInput } from "@/schemas/provisioning/credits";
 import type { BonusNotice } from "@/schemas/portal/portal";
 import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
@@ -76,18 +76,13 @@ export const creditLedger = guarded(
   async function creditLedger(
     db: Db,
     actor: Actor,
-    input: { endUserId: string; limit?: number },
+    input: CreditLedgerInput,
   ): Promise<{ entries: CreditLedgerEntry[] }> {
     const found = await db.endUser.count({
       where: { id: input.endUserId, organizationId: actor.organizationId, deletedAt: null },
     });
     if (!found) throw new AppError("not_found", "No end user with that id.");
-    const rows = await db.$queryRawUnsafe<LedgerRow[]>(
-      LEDGER_SQL,
-      actor.organizationId,
-      input.endUserId,
-      input.limit ?? 100,
-    );
+    const rows = await db.$queryRawUnsafe<LedgerRow[]>(LEDGER_SQL, actor.organizationId, input.endUserId, input.limit);
     const names = await builderItemNames(
       db,
       actor.organizationId,

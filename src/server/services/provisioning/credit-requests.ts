@@ -2,7 +2,12 @@
 // organization's admins are told by their notifications, and mailed unless they opted out:
 // src/server/jobs/notification-emails.ts), and an admin answers by granting bonus credits to one of the
 // end user's subscriptions, which closes their open requests, or by dismissing a request.
-import type { CreditRequest, GrantBonusCreditsInput } from "@/schemas/provisioning/credits";
+import type {
+  CreditRequest,
+  DismissCreditRequestInput,
+  GrantBonusCreditsInput,
+  ListCreditRequestsInput,
+} from "@/schemas/provisioning/credits";
 import { MAX_BONUS_CREDITS_PER_POOL } from "@/schemas/provisioning/credits";
 import type { SubscriptionDetail } from "@/schemas/provisioning/provisioning";
 import type { Actor, EndUserActor } from "@/server/auth/actor";
@@ -11,7 +16,7 @@ import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { logger } from "@/server/observability/log";
 import { POOL_BONUS_SQL, POOL_NEXT_RESET_SQL, POOL_USED_SQL } from "../support/credit-pool";
-import { subscriptionSelect, toSubscriptionDetail } from "./end-users";
+import { subscriptionSelect, toSubscriptionDetail } from "./end-user-subscriptions";
 import { recorded, recordEvent } from "../org/events";
 import { deliverMail } from "../org/mail";
 
@@ -66,7 +71,7 @@ export async function requestMoreCredits(
 /** An end user's credit requests, open ones first, then newest first. */
 export const listCreditRequests = guarded(
   { scope: "end_users:read" },
-  async function listCreditRequests(db: Db, actor: Actor, input: { endUserId: string }): Promise<CreditRequest[]> {
+  async function listCreditRequests(db: Db, actor: Actor, input: ListCreditRequestsInput): Promise<CreditRequest[]> {
     const endUser = await db.endUser.findFirst({
       where: { id: input.endUserId, organizationId: actor.organizationId, deletedAt: null },
       select: { id: true },
@@ -181,11 +186,7 @@ async function mailBonus(
 /** Closes one open request without granting anything. */
 export const dismissCreditRequest = guarded(
   { scope: "end_users:write", may: "grant" },
-  async function dismissCreditRequest(
-    db: Db,
-    actor: Actor,
-    input: { endUserId: string; creditRequestId: string },
-  ): Promise<CreditRequest> {
+  async function dismissCreditRequest(db: Db, actor: Actor, input: DismissCreditRequestInput): Promise<CreditRequest> {
     const dismiss = (tx: Pick<Db, "creditRequest">) =>
       tx.creditRequest.updateMany({
         where: {

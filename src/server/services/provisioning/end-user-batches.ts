@@ -15,7 +15,8 @@ import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError, isAppError } from "@/server/errors";
-import { provisionOn, revokeEndUser } from "./end-users";
+import { provisionOn } from "./end-users";
+import { revokeEndUser } from "./end-user-changes";
 import { normalizeEmail } from "../identity/members";
 import { addGroupMember } from "./user-groups";
 
@@ -99,6 +100,25 @@ function resolve(
   });
 }
 
+/** A row as POST /end-users takes it, its plans and groups found by name; refused as that call would refuse it. */
+function provisionInputOf(
+  values: CsvRow["values"],
+  planIds: Map<string, string | null>,
+  groupIds: Map<string, string | null>,
+): ProvisionEndUserInput {
+  const parsed = ProvisionEndUserInput.safeParse({
+    email: values.email ?? "",
+    fullName: values.name || undefined,
+    tierPlanIds: resolve(namesIn(values.plan), planIds, "tier_not_found", "plan"),
+    groupIds: resolve(namesIn(values.groups), groupIds, "group_not_found", "group"),
+  });
+  if (!parsed.success) {
+    const problem = parsed.error.issues[0];
+    throw new AppError("invalid_request", `${problem?.path.join(".") || "row"}: ${problem?.message ?? "invalid"}.`);
+  }
+  return parsed.data;
+}
+
 /**
  * Creates or updates end users from CSV (email, name, plan, groups), each row as POST /end-users
  * would with the plans and groups named. With `dryRun` (the default) every row is provisioned in
@@ -140,24 +160,12 @@ export const importEndUsers = guarded(
           });
         };
         try {
-          const parsed = ProvisionEndUserInput.safeParse({
-            email,
-            fullName: values.name || undefined,
-            tierPlanIds: resolve(namesIn(values.plan), planIds, "tier_not_found", "plan"),
-            groupIds: resolve(namesIn(values.groups), groupIds, "group_not_found", "group"),
-          });
-          if (!parsed.success) {
-            const problem = parsed.error.issues[0];
-            throw new AppError(
-              "invalid_request",
-              `${problem?.path.join(".") || "row"}: ${problem?.message ?? "invalid"}.`,
-            );
-          }
-          const address = normalizeEmail(parsed.data.email);
+          const provision = provisionInputOf(values, planIds, groupIds);
+          const address = normalizeEmail(provision.email);
           const earlier = seen.get(address);
           if (earlier !== undefined) throw new AppError("invalid_request", `${address} is already on line ${earlier}.`);
           seen.set(address, line);
-          const { result, changes } = await provisionOn(client, actor, parsed.data);
+          const { result, changes } = await provisionOn(client, actor, provision);
           const changed = Object.keys(changes);
           rows.push({
             line,

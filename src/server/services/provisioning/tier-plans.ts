@@ -1,4 +1,5 @@
-import type { TierPlan, UpdateTierPlanInput } from "@/schemas/provisioning/provisioning";
+import type { ListQuery } from "@/schemas/common";
+import type { TierPlan, TierPlanIdInput, UpdateTierPlanInput } from "@/schemas/provisioning/provisioning";
 import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
@@ -103,7 +104,7 @@ function planTarget(plan: { id: string; name: string }) {
 
 export const listTierPlans = guarded(
   { scope: "end_users:read" },
-  async function listTierPlans(db: Db, actor: Actor, input: { limit: number; cursor?: string }) {
+  async function listTierPlans(db: Db, actor: Actor, input: ListQuery) {
     const rows = await db.tierPlan.findMany({
       where: { organizationId: actor.organizationId, ...afterCursor(input.cursor) },
       orderBy: CURSOR_ORDER,
@@ -172,7 +173,7 @@ export const createTierPlan = guarded(
 /** An archived plan keeps its subscriptions but can no longer be assigned (tier_not_found). */
 export const archiveTierPlan = guarded(
   { scope: "end_users:write", may: "grant" },
-  async function archiveTierPlan(db: Db, actor: Actor, input: { tierPlanId: string }): Promise<TierPlan> {
+  async function archiveTierPlan(db: Db, actor: Actor, input: TierPlanIdInput): Promise<TierPlan> {
     const plan = await db.tierPlan.findFirst({ where: { id: input.tierPlanId, organizationId: actor.organizationId } });
     if (!plan) throw new AppError("not_found", "No tier plan with that id.");
     if (plan.archivedAt) return toTierPlan(plan);

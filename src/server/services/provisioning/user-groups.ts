@@ -1,5 +1,16 @@
 // User groups: members, additive grants, and the plan groups whose membership follows a plan.
-import type { GrantInput, UserGroup } from "@/schemas/provisioning/provisioning";
+import type {
+  AddGroupGrantInput,
+  AddGroupMemberInput,
+  CreateUserGroupInput,
+  GrantInput,
+  GroupIdInput,
+  ListGroupMembersInput,
+  ListUserGroupsInput,
+  RemoveGroupGrantInput,
+  UpdateUserGroupInput,
+  UserGroup,
+} from "@/schemas/provisioning/provisioning";
 import { channelOf, type Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
@@ -94,11 +105,7 @@ function groupTarget(group: { id: string; name: string }) {
 
 export const createUserGroup = guarded(
   { scope: "end_users:write" },
-  async function createUserGroup(
-    db: Db,
-    actor: Actor,
-    input: { name: string; description?: string },
-  ): Promise<UserGroup> {
+  async function createUserGroup(db: Db, actor: Actor, input: CreateUserGroupInput): Promise<UserGroup> {
     await assertGroupsEnabled(db, actor.organizationId);
     const create = (tx: Prisma.TransactionClient) =>
       tx.userGroup.create({
@@ -116,7 +123,7 @@ export const createUserGroup = guarded(
 
 export const listUserGroups = guarded(
   { scope: "end_users:read" },
-  async function listUserGroups(db: Db, actor: Actor, input: { limit: number; cursor?: string; q?: string }) {
+  async function listUserGroups(db: Db, actor: Actor, input: ListUserGroupsInput) {
     await assertGroupsEnabled(db, actor.organizationId);
     const rows = await db.userGroup.findMany({
       where: { organizationId: actor.organizationId, ...nameContains(input.q), ...afterCursor(input.cursor) },
@@ -131,7 +138,7 @@ export const listUserGroups = guarded(
 
 export const getUserGroup = guarded(
   { scope: "end_users:read" },
-  async function getUserGroup(db: Db, actor: Actor, input: { groupId: string }): Promise<UserGroup> {
+  async function getUserGroup(db: Db, actor: Actor, input: GroupIdInput): Promise<UserGroup> {
     await assertGroupsEnabled(db, actor.organizationId);
     return toUserGroup(await findGroup(db, actor, input.groupId));
   },
@@ -139,11 +146,7 @@ export const getUserGroup = guarded(
 
 export const updateUserGroup = guarded(
   { scope: "end_users:write" },
-  async function updateUserGroup(
-    db: Db,
-    actor: Actor,
-    input: { groupId: string; name?: string; description?: string },
-  ): Promise<UserGroup> {
+  async function updateUserGroup(db: Db, actor: Actor, input: UpdateUserGroupInput): Promise<UserGroup> {
     await assertGroupsEnabled(db, actor.organizationId);
     const group = await findGroup(db, actor, input.groupId);
     if (input.name !== undefined && input.name !== group.name) {
@@ -173,7 +176,7 @@ export const updateUserGroup = guarded(
 
 export const deleteUserGroup = guarded(
   { scope: "end_users:write", may: "delete" },
-  async function deleteUserGroup(db: Db, actor: Actor, input: { groupId: string }): Promise<void> {
+  async function deleteUserGroup(db: Db, actor: Actor, input: GroupIdInput): Promise<void> {
     await assertGroupsEnabled(db, actor.organizationId);
     const group = await findGroup(db, actor, input.groupId);
     refusePlanGroup(group, "delete");
@@ -187,7 +190,7 @@ export const deleteUserGroup = guarded(
 /** Adds an end user to a group; adding a member again answers the existing membership. */
 export const addGroupMember = guarded(
   { scope: "end_users:write" },
-  async function addGroupMember(db: Db, actor: Actor, input: { groupId: string; endUserId: string }) {
+  async function addGroupMember(db: Db, actor: Actor, input: AddGroupMemberInput) {
     await assertGroupsEnabled(db, actor.organizationId);
     const group = await findGroup(db, actor, input.groupId);
     const endUser = await db.endUser.findFirst({
@@ -221,7 +224,7 @@ export const addGroupMember = guarded(
 
 export const removeGroupMember = guarded(
   { scope: "end_users:write", may: "delete" },
-  async function removeGroupMember(db: Db, actor: Actor, input: { groupId: string; endUserId: string }): Promise<void> {
+  async function removeGroupMember(db: Db, actor: Actor, input: AddGroupMemberInput): Promise<void> {
     await assertGroupsEnabled(db, actor.organizationId);
     const group = await findGroup(db, actor, input.groupId);
     refusePlanGroup(group, "members");
@@ -248,7 +251,7 @@ export const removeGroupMember = guarded(
  */
 export const listGroupMembers = guarded(
   { scope: "end_users:read" },
-  async function listGroupMembers(db: Db, actor: Actor, input: { groupId: string; limit: number; cursor?: string }) {
+  async function listGroupMembers(db: Db, actor: Actor, input: ListGroupMembersInput) {
     // Not findGroup: its member count would read the whole group on every page.
     const group = await db.userGroup.findFirst({
       where: { id: input.groupId, organizationId: actor.organizationId },
@@ -287,7 +290,7 @@ export const listGroupMembers = guarded(
  */
 export const addGroupGrant = guarded(
   { scope: "end_users:write" },
-  async function addGroupGrant(db: Db, actor: Actor, input: Omit<GrantInput, "effect"> & { groupId: string }) {
+  async function addGroupGrant(db: Db, actor: Actor, input: AddGroupGrantInput) {
     const organization = await assertGroupsEnabled(db, actor.organizationId);
     const group = await findGroup(db, actor, input.groupId);
     if (input.deploymentId && organization.accessMode === "groups") {
@@ -318,7 +321,7 @@ export const addGroupGrant = guarded(
 
 export const removeGroupGrant = guarded(
   { scope: "end_users:write", may: "delete" },
-  async function removeGroupGrant(db: Db, actor: Actor, input: { groupId: string; grantId: string }): Promise<void> {
+  async function removeGroupGrant(db: Db, actor: Actor, input: RemoveGroupGrantInput): Promise<void> {
     await assertGroupsEnabled(db, actor.organizationId);
     const group = await findGroup(db, actor, input.groupId);
     const remove = (tx: Prisma.TransactionClient) =>
@@ -332,7 +335,7 @@ export const removeGroupGrant = guarded(
 
 export const listGroupGrants = guarded(
   { scope: "end_users:read" },
-  async function listGroupGrants(db: Db, actor: Actor, input: { groupId: string }) {
+  async function listGroupGrants(db: Db, actor: Actor, input: GroupIdInput) {
     const group = await findGroup(db, actor, input.groupId);
     const rows = await db.grant.findMany({
       where: { groupId: group.id },

@@ -5,7 +5,7 @@ import { ChangePasswordInput, Member } from "@/schemas/identity/member";
 import { Organization } from "@/schemas/org/organization";
 import { changeOwnPassword } from "@/server/services/identity/members";
 import { getOrganization } from "@/server/services/org/organizations";
-import { startSignInEnrollment } from "@/server/services/identity/mfa";
+import { startSignInEnrollment } from "@/server/services/identity/mfa-sign-in";
 import { signIn, signInEnrolling, signInWithCode, signOut } from "@/server/services/identity/sessions";
 import { requestOrigin } from "@/server/auth/actor";
 import { clientAddress } from "@/server/auth/client-address";

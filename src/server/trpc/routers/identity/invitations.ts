@@ -15,11 +15,10 @@ import {
 import { MfaChallenge } from "@/schemas/identity/mfa";
 import { requestOrigin } from "@/server/auth/actor";
 import { sessionCookie } from "@/server/auth/cookies";
+import { acceptInvitation, previewInvitation } from "@/server/services/identity/invitation-acceptance";
 import {
-  acceptInvitation,
   createInvitation,
   listInvitations,
-  previewInvitation,
   resendInvitation,
   revokeInvitation,
 } from "@/server/services/identity/invitations";

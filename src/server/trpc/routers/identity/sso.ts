@@ -10,13 +10,9 @@ import {
   SsoTestSignIn,
 } from "@/schemas/identity/sso";
 import { setSamlConnection } from "@/server/services/identity/saml";
-import {
-  getSsoConnection,
-  lastSsoTest,
-  removeSsoConnection,
-  setSsoConnection,
-  testSsoConnection,
-} from "@/server/services/identity/sso";
+import { testSsoConnection } from "@/server/services/identity/oidc";
+import { getSsoConnection, removeSsoConnection, setSsoConnection } from "@/server/services/identity/sso";
+import { lastSsoTest } from "@/server/services/identity/sso-sign-in";
 import { memberProcedure, router } from "../../init";
 
 export const ssoRouter = router({

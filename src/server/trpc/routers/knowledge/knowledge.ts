@@ -39,15 +39,8 @@ import {
   listKnowledgebases,
   updateKnowledgebase,
 } from "@/server/services/knowledge/knowledgebases";
-import {
-  createPage,
-  deletePage,
-  getPage,
-  listRevisions,
-  movePage,
-  patchPage,
-  savePage,
-} from "@/server/services/knowledge/pages";
+import { createPage, deletePage, getPage, listRevisions, movePage } from "@/server/services/knowledge/pages";
+import { patchPage, savePage } from "@/server/services/knowledge/page-edits";
 import { RetrievalTestInput, RetrievalTestOutput } from "@/schemas/knowledge/retrieval-test";
 import { testRetrieval } from "@/server/services/knowledge/retrieval-test";
 import { searchKnowledgebase } from "@/server/services/knowledge/search";

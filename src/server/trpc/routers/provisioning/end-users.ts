@@ -21,16 +21,15 @@ import {
   RemoveSubscriptionInput,
   UpdateEndUserInput,
 } from "@/schemas/provisioning/provisioning";
+import { provisionEndUser } from "@/server/services/provisioning/end-users";
+import { getEndUser, listEndUsers } from "@/server/services/provisioning/end-user-reads";
 import {
   deleteEndUser,
-  getEndUser,
-  listEndUsers,
-  provisionEndUser,
   removeEndUserGrant,
-  removeSubscription,
   revokeEndUser,
   updateEndUser,
-} from "@/server/services/provisioning/end-users";
+} from "@/server/services/provisioning/end-user-changes";
+import { removeSubscription } from "@/server/services/provisioning/end-user-subscriptions";
 import {
   dismissCreditRequest,
   grantBonusCredits,
@@ -40,7 +39,8 @@ import { creditLedger } from "@/server/services/provisioning/credit-ledger";
 import { EffectiveAccessInput, EffectiveAccessOutput } from "@/schemas/portal/portal";
 import { effectiveAccess } from "@/server/services/portal/portal-access";
 import { EndUserExport, EraseEndUserOutput } from "@/schemas/provisioning/end-user-data";
-import { eraseEndUser, exportEndUser } from "@/server/services/provisioning/end-user-data";
+import { eraseEndUser } from "@/server/services/provisioning/end-user-data";
+import { exportEndUser } from "@/server/services/provisioning/end-user-export";
 import {
   BulkEndUsersInput,
   BulkEndUsersOutput,

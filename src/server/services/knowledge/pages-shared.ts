@@ -1,0 +1,103 @@
+// What the page services share: the answer and the event of a write, the write of new content
+// with its revision and links (reviews.ts applies an approved change through it too), and the
+// lookup a page operation starts from.
+import { randomUUID } from "node:crypto";
+import type { PageIdInput, PageLinks, PageWriteResult } from "@/schemas/knowledge/page";
+import type { Actor } from "@/server/auth/actor";
+import type { Db } from "@/server/db";
+import { AppError } from "@/server/errors";
+import type { EventInput } from "../org/events";
+import { findKnowledgebase } from "../support/knowledge-access";
+import { saveLinks } from "./page-links";
+
+export type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
+
+export type PageRow = { id: string; knowledgebaseId: string; title: string; updatedAt: Date };
+
+export function writeResult(
+  page: PageRow,
+  revisionId: string,
+  links: PageLinks,
+  reviewId: string | null,
+): PageWriteResult {
+  return {
+    status: reviewId ? "pending_review" : "applied",
+    page: {
+      id: page.id,
+      knowledgebaseId: page.knowledgebaseId,
+      title: page.title,
+      updatedAt: page.updatedAt.toISOString(),
+    },
+    revisionId,
+    reviewPath: reviewId ? `/reviews/${reviewId}` : null,
+    links,
+  };
+}
+
+/** Writes new content to a page with its revision and links, inside `tx`. */
+export async function applyPageContent(
+  tx: Tx,
+  page: { id: string; organizationId: string },
+  content: { title: string; markdown: string },
+  author: { authorMemberId: string | null; keyId: string | null; via: string; revisionId?: string },
+) {
+  const updated = await tx.page.update({
+    where: { id: page.id, organizationId: page.organizationId },
+    data: { title: content.title, markdown: content.markdown },
+  });
+  const revision = await tx.pageRevision.create({
+    data: {
+      id: author.revisionId ?? randomUUID(),
+      pageId: page.id,
+      title: content.title,
+      markdown: content.markdown,
+      authorMemberId: author.authorMemberId,
+      keyId: author.keyId,
+      via: author.via,
+    },
+  });
+  await saveLinks(tx, page.id, content.markdown);
+  await tx.knowledgebase.update({
+    where: { id: updated.knowledgebaseId, organizationId: page.organizationId },
+    data: { updatedAt: new Date() },
+  });
+  return { page: updated, revisionId: revision.id };
+}
+
+/** The event of a page write; `data` carries the markdown (sent as a reference when too large). */
+export function pageEvent(
+  action: string,
+  page: { id: string; knowledgebaseId: string; title: string },
+  markdown: string | null,
+  changes: Record<string, [unknown, unknown]> = {},
+): EventInput {
+  return {
+    action,
+    target: { type: "page", id: page.id, label: page.title },
+    changes,
+    data: {
+      id: page.id,
+      knowledgebaseId: page.knowledgebaseId,
+      title: page.title,
+      markdown,
+      deleted: markdown === null,
+    },
+  };
+}
+
+export function reviewEvent(review: { id: string; kind: string }, label: string): EventInput {
+  return {
+    action: "review.create",
+    target: { type: "review", id: review.id, label },
+    data: { id: review.id, kind: review.kind, status: "pending", reviewPath: `/reviews/${review.id}` },
+  };
+}
+
+export async function findPage(db: Db | Tx, actor: Actor, input: PageIdInput) {
+  await findKnowledgebase(db, actor, input.knowledgebaseId);
+  const page = await db.page.findFirst({
+    where: { id: input.pageId, knowledgebaseId: input.knowledgebaseId, organizationId: actor.organizationId },
+  });
+  if (!page) throw new AppError("not_found", "No page with that id in this knowledgebase.");
+  return page;
+}
