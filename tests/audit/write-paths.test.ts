@@ -22,7 +22,6 @@ import * as approvals from "@/server/services/runs/approvals";
 import * as creditRequests from "@/server/services/provisioning/credit-requests";
 import * as builder from "@/server/services/builder/builder";
 import * as builderTemplates from "@/server/services/builder/builder-templates";
-import * as conversations from "@/server/services/runs/conversations";
 import * as directory from "@/server/services/identity/directory";
 import * as saml from "@/server/services/identity/saml";
 import * as sso from "@/server/services/identity/sso";
@@ -32,6 +31,7 @@ import * as endUserData from "@/server/services/provisioning/end-user-data";
 import * as evaluations from "@/server/services/builder/evaluations";
 import * as invitations from "@/server/services/identity/invitations";
 import * as knowledgebases from "@/server/services/knowledge/knowledgebases";
+import * as messageFeedback from "@/server/services/runs/message-feedback";
 import * as mcpConnections from "@/server/services/org/mcp-connections";
 import * as members from "@/server/services/identity/members";
 import * as mfa from "@/server/services/identity/mfa";
@@ -416,7 +416,7 @@ const WRITES: Record<string, Scenario> = {
     "file.upload"
   ),
   setMessageFeedback: async (w) => (
-    await conversations.setMessageFeedback(db(), w.op, { messageId: await assistantMessage(w), rating: "up" }),
+    await messageFeedback.setMessageFeedback(db(), w.op, { messageId: await assistantMessage(w), rating: "up" }),
     "execution.feedback"
   ),
   grantBonusCredits: async (w) => {

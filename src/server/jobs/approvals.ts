@@ -15,7 +15,7 @@ import { schemaProblems } from "@/server/runtime/json-schema";
 import { pauseForApproval, pricingOf, timeOutApprovals, type ApprovalState } from "@/server/services/runs/approvals";
 import { attachmentImages, attachmentPassages, pausedTurnFiles } from "@/server/services/runs/attachments";
 import { RunRecorder } from "@/server/services/runs/conversation-runs";
-import { saveTurn } from "@/server/services/runs/conversations";
+import { saveTurn } from "@/server/services/runs/save-turn";
 import { announceCompleted, type RunActor } from "@/server/services/runs/executions";
 import { replyObject } from "@/server/services/runs/transactions";
 import { recordRunUsage } from "@/server/services/runs/usage";

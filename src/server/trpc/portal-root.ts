@@ -39,8 +39,8 @@ import {
   hideEndUserConversation,
   listEndUserConversations,
   renameEndUserConversation,
-  setMessageFeedback,
-} from "@/server/services/runs/conversations";
+} from "@/server/services/runs/end-user-conversations";
+import { setMessageFeedback } from "@/server/services/runs/message-feedback";
 import { cancelConversationRun } from "@/server/services/runs/conversation-runs";
 import { requestMoreCredits } from "@/server/services/provisioning/credit-requests";
 import { creditPools } from "@/server/services/provisioning/credits";

@@ -31,7 +31,8 @@ import {
 import { Uuid } from "@/schemas/common";
 import { FileIdInput, FileOutput, MAX_ATTACHMENT_BYTES } from "@/schemas/runs/attachment";
 import { getFile, getFileContent, uploadFiles } from "@/server/services/runs/attachments";
-import { converse, setMessageFeedback } from "@/server/services/runs/conversations";
+import { converse } from "@/server/services/runs/conversations";
+import { setMessageFeedback } from "@/server/services/runs/message-feedback";
 import { decideApproval, getApproval, isAwaiting, listPendingApprovals } from "@/server/services/runs/approvals";
 import { cancelConversationRun, openConversationRun, readRunEvents } from "@/server/services/runs/conversation-runs";
 import { getExecution, listExecutions } from "@/server/services/runs/executions";
