@@ -18,7 +18,7 @@ import { RunRecorder } from "@/server/services/runs/conversation-runs";
 import { saveTurn } from "@/server/services/runs/save-turn";
 import { announceCompleted, type RunActor } from "@/server/services/runs/executions";
 import { replyObject } from "@/server/services/runs/transactions";
-import { recordRunUsage } from "@/server/services/runs/usage";
+import { recordRunUsage } from "@/server/services/runs/usage-records";
 import { startPollingWorker, type PollingWorker } from "./polling-worker";
 
 interface Claimed {

@@ -14,7 +14,7 @@ import {
   POOL_USED_SQL,
 } from "../support/credit-pool";
 import { eventInsertSql, eventSqlParams } from "../org/events";
-import { recordRefusal } from "../runs/usage";
+import { recordRefusal } from "../runs/run-refusals";
 
 /** A Prisma client or an interactive transaction over it. */
 type Executor = Pick<Db, "$executeRaw" | "$executeRawUnsafe">;
@@ -312,7 +312,7 @@ export function chargedPool(charge: RunCharge): string | null {
 
 /**
  * A run's credit: from the organization, or for an end user from one of their pools and the
- * organization. A refusal is counted in usage (src/server/services/runs/usage.ts) for the app and portal given.
+ * organization. A refusal is counted in usage (src/server/services/runs/usage-records.ts) for the app and portal given.
  */
 export async function chargeRunCredit(
   db: Db,

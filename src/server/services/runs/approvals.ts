@@ -34,7 +34,7 @@ import type { RunCharge } from "../provisioning/credits";
 import { recordEvent, type EventActor } from "../org/events";
 import { announceCompleted, toExecutions } from "./executions";
 import { builderItemNames } from "../support/item-names";
-import { recordRunUsage } from "./usage";
+import { recordRunUsage } from "./usage-records";
 
 /** Everything a paused run continues from: stored as the approval's `state`. */
 export interface ApprovalState {

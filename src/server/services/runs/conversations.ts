@@ -20,7 +20,7 @@ import { isUniqueViolation, whenDatabaseAnswers } from "@/server/runtime/databas
 import { attachmentImages, attachmentPassages, resolveTurnFiles, type UploadedFile } from "./attachments";
 import { pauseForApproval, type AwaitingApproval } from "./approvals";
 import { runFor } from "../portal/portal-access";
-import { recordRunUsage } from "./usage";
+import { recordRunUsage } from "./usage-records";
 import { conversationTitle, saveTurn } from "./save-turn";
 
 export const CONVERSATION_CREDITS = RUN_CREDITS.conversation;

@@ -10,7 +10,7 @@ import { logUnsuccessfulRun } from "@/server/observability/operator-log";
 import type { TraceEntry } from "@/server/runtime/run";
 import { recordEvent, type EventActor, type SystemActor } from "../org/events";
 import { builderItemNames } from "../support/item-names";
-import { recordRunUsage } from "./usage";
+import { recordRunUsage } from "./usage-records";
 import { afterCursor, beforeCursor, CURSOR_ORDER, NEWEST_FIRST, toPage } from "../support/pagination";
 
 export interface ExecutionRecord {

@@ -9,7 +9,8 @@ import {
   UsageReport,
   usageCsv,
 } from "@/schemas/runs/usage";
-import { endUsersNearLimit, getScopedUsage, getUsage, listRefusals } from "@/server/services/runs/usage";
+import { listRefusals } from "@/server/services/runs/run-refusals";
+import { endUsersNearLimit, getScopedUsage, getUsage } from "@/server/services/runs/usage";
 import { memberProcedure, router, scopedProcedure } from "../../init";
 
 export const usageRouter = router({
