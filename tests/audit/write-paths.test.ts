@@ -22,6 +22,8 @@ import * as approvals from "@/server/services/runs/approvals";
 import * as creditRequests from "@/server/services/provisioning/credit-requests";
 import * as builder from "@/server/services/builder/builder";
 import * as builderTemplates from "@/server/services/builder/builder-templates";
+import * as builderVersions from "@/server/services/builder/builder-versions";
+import * as draftEdits from "@/server/services/builder/draft-edits";
 import * as directory from "@/server/services/identity/directory";
 import * as saml from "@/server/services/identity/saml";
 import * as sso from "@/server/services/identity/sso";
@@ -478,14 +480,14 @@ const WRITES: Record<string, Scenario> = {
     "app.create"
   ),
   patchDraft: async (w) => (
-    await builder.patchDraft(db(), w.op, "agent", await agent(w), { description: "Changed" }),
+    await draftEdits.patchDraft(db(), w.op, "agent", await agent(w), { description: "Changed" }),
     "agent.draft_update"
   ),
-  publishItem: async (w) => (await builder.publishItem(db(), w.op, "app", w.appId, {}), "app.publish"),
+  publishItem: async (w) => (await builderVersions.publishItem(db(), w.op, "app", w.appId, {}), "app.publish"),
   deployVersion: async (w) => {
     const id = await agent(w);
-    const { version } = await builder.publishItem(db(), w.op, "agent", id, { deployToProduction: false });
-    await builder.deployVersion(db(), w.op, "agent", id, version.id);
+    const { version } = await builderVersions.publishItem(db(), w.op, "agent", id, { deployToProduction: false });
+    await builderVersions.deployVersion(db(), w.op, "agent", id, version.id);
     return "agent.deploy";
   },
   saveTestSuite: async (w) => (

@@ -15,7 +15,8 @@ import { authorize, requiredCapability, type Requirement } from "@/server/auth/a
 import { guarded, guardedByKind } from "@/server/auth/guarded";
 import { getDb } from "@/server/db";
 import { toAppError } from "@/server/errors";
-import { createItem, deleteItem, getDraft, listItems } from "@/server/services/builder/builder";
+import { createItem, deleteItem, getDraft } from "@/server/services/builder/builder";
+import { listItems } from "@/server/services/builder/builder-lists";
 import { listEndUsers } from "@/server/services/provisioning/end-users";
 import { createKnowledgebase } from "@/server/services/knowledge/knowledgebases";
 import { addMember, listMembers } from "@/server/services/identity/members";
@@ -41,6 +42,7 @@ const PUBLIC_PROCEDURES = [
 const UNGUARDED: Record<string, string> = {
   "runs/executions.recordExecution": "records a run for the guarded service that started it",
   "support/knowledge-access.findKnowledgebase": "a lookup the guarded knowledge services share",
+  "builder/builder-shared.findItem": "the item lookup the guarded builder services share",
   "support/knowledge-access.refuseOverPlanCap": "a plan cap check inside a guarded create",
   "support/knowledge-access.reviewsWritesOf": "decides whether a guarded write waits for review",
   "portal/portal-access.runFor": "the access rule converse and transact apply after their guard",

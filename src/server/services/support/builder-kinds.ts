@@ -1,6 +1,6 @@
 // What differs between agents, flows and apps: the draft document, the rules a draft and a
 // publish must pass, how a stored document reads back (titles and names of what it references)
-// and its list row. services/builder/builder.ts does the rest once for all three.
+// and its list row. The modules of services/builder/ do the rest once for all three.
 import { isUuid } from "@/schemas/common";
 import type { z } from "zod";
 import {

@@ -1,5 +1,5 @@
 // REST and console procedures of agents, flows and apps: one factory, three routers. Each
-// procedure is one call into services/builder/builder.ts. Static segments (/draft, /versions,
+// procedure is one call into a services/builder/ module. Static segments (/draft, /versions,
 // /publish) are registered ahead of the bare `{id}` routes.
 import { z } from "zod";
 import {
@@ -23,17 +23,10 @@ import {
 } from "@/schemas/builder/builder";
 import { ListOrder, ListQuery, nameText, NextCursor, TimestampInput, Uuid } from "@/schemas/common";
 import type { ErrorCode } from "@/server/errors";
-import {
-  createItem,
-  deleteItem,
-  deployVersion,
-  getDraft,
-  getLive,
-  listItems,
-  listVersions,
-  patchDraft,
-  publishItem,
-} from "@/server/services/builder/builder";
+import { createItem, deleteItem, getDraft, getLive } from "@/server/services/builder/builder";
+import { listItems } from "@/server/services/builder/builder-lists";
+import { deployVersion, listVersions, publishItem } from "@/server/services/builder/builder-versions";
+import { patchDraft } from "@/server/services/builder/draft-edits";
 import { writesKind } from "@/server/services/support/builder-kinds";
 import { router, scopedProcedure } from "../../init";
 import { entityTag, ifMatchOf } from "../../entity-tags";
