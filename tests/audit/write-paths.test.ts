@@ -30,7 +30,7 @@ import * as sso from "@/server/services/identity/sso";
 import * as endUsers from "@/server/services/provisioning/end-users";
 import * as endUserBatches from "@/server/services/provisioning/end-user-batches";
 import * as endUserData from "@/server/services/provisioning/end-user-data";
-import * as evaluations from "@/server/services/builder/evaluations";
+import * as evalDatasets from "@/server/services/builder/eval-datasets";
 import * as invitations from "@/server/services/identity/invitations";
 import * as knowledgebases from "@/server/services/knowledge/knowledgebases";
 import * as messageFeedback from "@/server/services/runs/message-feedback";
@@ -499,7 +499,7 @@ const WRITES: Record<string, Scenario> = {
     "agent.tests_update"
   ),
   importDataset: async (w) => (
-    await evaluations.importDataset(db(), w.op, "agent", {
+    await evalDatasets.importDataset(db(), w.op, "agent", {
       id: await agent(w),
       name: "Cases",
       format: "jsonl",
@@ -509,13 +509,13 @@ const WRITES: Record<string, Scenario> = {
   ),
   deleteDataset: async (w) => {
     const id = await agent(w);
-    const dataset = await evaluations.importDataset(db(), w.op, "agent", {
+    const dataset = await evalDatasets.importDataset(db(), w.op, "agent", {
       id,
       name: "Cases",
       format: "jsonl",
       content: '{"input":"Hi"}',
     });
-    await evaluations.deleteDataset(db(), w.op, "agent", { id, datasetId: dataset.id });
+    await evalDatasets.deleteDataset(db(), w.op, "agent", { id, datasetId: dataset.id });
     return "agent.dataset_delete";
   },
   deleteItem: async (w) => (await builder.deleteItem(db(), w.op, "agent", await agent(w)), "agent.delete"),

@@ -1,6 +1,6 @@
 // Evaluations of agents, flows and apps: datasets, background runs and their comparison. One
-// factory, three routers; each procedure is one call into services/builder/evaluations.ts. The
-// comparison has its own path segment, so no `{runId}` route can capture it.
+// factory, three routers; each procedure is one call into services/builder/eval-datasets.ts or
+// evaluations.ts. The comparison has its own path segment, so no `{runId}` route can capture it.
 import { z } from "zod";
 import type { BuilderKind } from "@/schemas/builder/builder";
 import {
@@ -22,13 +22,10 @@ import {
   ListEvalRunsOutput,
   StartEvalRunInput,
 } from "@/schemas/builder/evaluations";
+import { deleteDataset, importDataset, listDatasetCases, listDatasets } from "@/server/services/builder/eval-datasets";
 import {
   compareEvalRuns,
-  deleteDataset,
   getEvalRun,
-  importDataset,
-  listDatasetCases,
-  listDatasets,
   listEvalResults,
   listEvalRuns,
   startEvalRun,
