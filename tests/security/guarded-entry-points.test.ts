@@ -49,7 +49,7 @@ const UNGUARDED: Record<string, string> = {
   "support/knowledge-access.reviewsWritesOf": "decides whether a guarded write waits for review",
   "portal/portal-access.runFor": "the access rule converse and transact apply after their guard",
   "runs/conversations.appRunFor": "the first refusals converse and transact share after their guard, runFor among them",
-  "portal/portal-access.listPortalApps": "the portal door's; its end user is checked by the portal session",
+  "portal/portal-apps.listPortalApps": "the portal door's; its end user is checked by the portal session",
   "runs/end-user-conversations.listEndUserConversations": "the portal door's; only the end user's own conversations",
   "runs/end-user-conversations.getEndUserConversation": "the portal door's; only the end user's own conversation",
   "runs/end-user-conversations.renameEndUserConversation": "the portal door's; only the end user's own conversation",

@@ -3,7 +3,7 @@ import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { conversationStarters } from "../portal/portal-access";
+import { conversationStarters } from "../portal/portal-apps";
 import { citationsOf, messageAttachments } from "./conversation-shared";
 
 const CONVERSATION_LIST_LIMIT = 50;

@@ -1,6 +1,6 @@
 // The credit-pool rules as SQL fragments and one function, read by every statement that charges,
 // settles, grants to or shows an end user's pool (credits.ts, end-users.ts, credit-requests.ts,
-// usage.ts, portal-access.ts), so the rules are written once. A pool whose reset time has passed
+// usage.ts, effective-access.ts), so the rules are written once. A pool whose reset time has passed
 // counts as reset (nothing used, bonus credits gone) until a statement writes the reset, which
 // moves its reset time on by whole calendar months.
 

@@ -38,7 +38,7 @@ import {
 } from "@/server/services/provisioning/credit-requests";
 import { creditLedger } from "@/server/services/provisioning/credit-ledger";
 import { EffectiveAccessInput, EffectiveAccessOutput } from "@/schemas/portal/portal";
-import { effectiveAccess } from "@/server/services/portal/portal-access";
+import { effectiveAccess } from "@/server/services/portal/effective-access";
 import { EndUserExport, EraseEndUserOutput } from "@/schemas/provisioning/end-user-data";
 import { eraseEndUser, exportEndUser } from "@/server/services/provisioning/end-user-data";
 import {
