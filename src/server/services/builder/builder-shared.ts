@@ -4,7 +4,7 @@ import { actorLabel, channelOf, type Actor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
-import type { Doc } from "../support/builder-kinds";
+import type { Doc } from "../support/builder-kind-shared";
 
 export type ItemRow = {
   id: string;

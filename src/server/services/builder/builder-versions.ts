@@ -7,7 +7,8 @@ import { guardedByKind } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
-import { KIND_SPECS, readsKind, writesKind, type AppPins, type Doc } from "../support/builder-kinds";
+import { KIND_SPECS, readsKind, writesKind } from "../support/builder-kinds";
+import type { AppPins, Doc } from "../support/builder-kind-shared";
 import { recordEvent } from "../org/events";
 import { afterCursor, beforeCursor, CURSOR_ORDER, decodeCursor, NEWEST_FIRST, toPage } from "../support/pagination";
 import {

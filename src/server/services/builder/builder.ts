@@ -8,7 +8,8 @@ import type { Actor } from "@/server/auth/actor";
 import { guardedByKind } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import type { Prisma } from "@/generated/prisma/client";
-import { KIND_SPECS, readsKind, writesKind, type AppPins, type Doc } from "../support/builder-kinds";
+import { KIND_SPECS, readsKind, writesKind } from "../support/builder-kinds";
+import type { AppPins, Doc } from "../support/builder-kind-shared";
 import { recorded } from "../org/events";
 import { canonical, findItem, lastChange, notFound, type ItemRow } from "./builder-shared";
 
