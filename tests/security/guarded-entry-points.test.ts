@@ -56,7 +56,7 @@ const UNGUARDED: Record<string, string> = {
   "runs/end-user-conversations.hideEndUserConversation": "the portal door's; only the end user's own conversation",
   "runs/conversation-runs.startConversationRun": "starts the run through the guarded converse",
   "runs/conversation-runs.findRun": "the lookup the guarded open and cancel share",
-  "runs/attachments.resolveTurnFiles": "the files of the guarded converse's turn, checked for the turn's owner",
+  "runs/turn-files.resolveTurnFiles": "the files of the guarded converse's turn, checked for the turn's owner",
   "runs/save-turn.saveTurn": "writes the turn of the guarded converse (or its continuation after an approval)",
   "runs/approvals.pauseForApproval": "records the pause of a run the guarded converse or transact started",
   "runs/executions.announceCompleted": "announces the end of a run the guarded converse or transact started",
