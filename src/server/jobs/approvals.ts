@@ -14,7 +14,7 @@ import { wakeRun } from "@/server/runtime/run-hub";
 import { schemaProblems } from "@/server/runtime/json-schema";
 import { pauseForApproval, pricingOf, timeOutApprovals, type ApprovalState } from "@/server/services/runs/approvals";
 import { attachmentImages, attachmentPassages, pausedTurnFiles } from "@/server/services/runs/turn-files";
-import { RunRecorder } from "@/server/services/runs/conversation-runs";
+import { RunRecorder } from "@/server/services/runs/run-events";
 import { saveTurn } from "@/server/services/runs/save-turn";
 import { announceCompleted, type RunActor } from "@/server/services/runs/executions";
 import { replyObject } from "@/server/services/runs/transactions";
