@@ -58,7 +58,7 @@ const UNGUARDED: Record<string, string> = {
   "runs/conversation-runs.findRun": "the lookup the guarded open and cancel share",
   "runs/turn-files.resolveTurnFiles": "the files of the guarded converse's turn, checked for the turn's owner",
   "runs/save-turn.saveTurn": "writes the turn of the guarded converse (or its continuation after an approval)",
-  "runs/approvals.pauseForApproval": "records the pause of a run the guarded converse or transact started",
+  "runs/approval-pause.pauseForApproval": "records the pause of a run the guarded converse or transact started",
   "runs/executions.announceCompleted": "announces the end of a run the guarded converse or transact started",
   "identity/members.lockOutForReset": "the role rules and lock-out the guarded password resets share",
   "org/events.recordEvent": "records the change of the guarded service that makes it, in its transaction",

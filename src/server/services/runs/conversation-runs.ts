@@ -17,7 +17,7 @@ import { RUN_LIMITS } from "@/server/runtime/limits";
 import { END_RUN_SQL, endRunParams, RUN_LOST, settleLostRun } from "@/server/runtime/run-leases";
 import { ownRun, requestCancel, wakeRun, watchRun } from "@/server/runtime/run-hub";
 import type { RunStep } from "@/server/runtime/run";
-import { isAwaiting } from "./approvals";
+import { isAwaiting } from "./approval-pause";
 import { converse, type ConverseInput, type StartedRun } from "./conversations";
 import { findExecution } from "./executions";
 import { RunRecorder, type StoredEvent } from "./run-events";

@@ -19,7 +19,7 @@ import { isApprovalPause, newRunContext, runApp, type RunStep } from "@/server/r
 import { isUniqueViolation, whenDatabaseAnswers } from "@/server/runtime/database-wait";
 import type { UploadedFile } from "./attachments";
 import { attachmentImages, attachmentPassages, resolveTurnFiles } from "./turn-files";
-import { pauseForApproval, type AwaitingApproval } from "./approvals";
+import { pauseForApproval, type AwaitingApproval } from "./approval-pause";
 import { runFor } from "../portal/portal-access";
 import { recordRunUsage } from "./usage-records";
 import { conversationTitle, saveTurn } from "./save-turn";

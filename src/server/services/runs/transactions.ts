@@ -12,7 +12,7 @@ import { schemaProblems } from "@/server/runtime/json-schema";
 import { RUN_LIMITS, runLimitExceeded } from "@/server/runtime/limits";
 import { modelsOfApp } from "@/server/runtime/metering";
 import { isApprovalPause, newRunContext, runApp } from "@/server/runtime/run";
-import { pauseForApproval } from "./approvals";
+import { pauseForApproval } from "./approval-pause";
 import { appRunFor } from "./conversations";
 
 export const TRANSACTION_CREDITS = RUN_CREDITS.transaction;

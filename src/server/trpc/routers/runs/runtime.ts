@@ -33,7 +33,8 @@ import { FileIdInput, FileOutput, MAX_ATTACHMENT_BYTES } from "@/schemas/runs/at
 import { getFile, getFileContent, uploadFiles } from "@/server/services/runs/attachments";
 import { converse } from "@/server/services/runs/conversations";
 import { setMessageFeedback } from "@/server/services/runs/message-feedback";
-import { decideApproval, getApproval, isAwaiting, listPendingApprovals } from "@/server/services/runs/approvals";
+import { decideApproval, getApproval, listPendingApprovals } from "@/server/services/runs/approvals";
+import { isAwaiting } from "@/server/services/runs/approval-pause";
 import { cancelConversationRun, openConversationRun, readRunEvents } from "@/server/services/runs/conversation-runs";
 import { getExecution, listExecutions } from "@/server/services/runs/executions";
 import { listTestRuns, runTests } from "@/server/services/builder/test-runs";
