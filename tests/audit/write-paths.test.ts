@@ -43,6 +43,7 @@ import * as notifications from "@/server/services/org/notifications";
 import * as organizations from "@/server/services/org/organizations";
 import * as pages from "@/server/services/knowledge/pages";
 import * as portals from "@/server/services/portal/portals";
+import * as portalAdmissions from "@/server/services/portal/portal-admissions";
 import * as reviews from "@/server/services/knowledge/reviews";
 import * as sources from "@/server/services/knowledge/sources";
 import * as testSuites from "@/server/services/builder/test-suites";
@@ -715,14 +716,14 @@ const WRITES: Record<string, Scenario> = {
   ),
   admitGroup: async (w) => {
     const portal = await portals.createPortal(db(), w.op, { name: name("Portal") });
-    await portals.admitGroup(db(), w.op, { portalId: portal.id, groupId: (await group(w)).id });
+    await portalAdmissions.admitGroup(db(), w.op, { portalId: portal.id, groupId: (await group(w)).id });
     return "portal.admission_add";
   },
   removeAdmission: async (w) => {
     const portal = await portals.createPortal(db(), w.op, { name: name("Portal") });
     const { id: groupId } = await group(w);
-    await portals.admitGroup(db(), w.op, { portalId: portal.id, groupId });
-    await portals.removeAdmission(db(), w.op, { portalId: portal.id, groupId });
+    await portalAdmissions.admitGroup(db(), w.op, { portalId: portal.id, groupId });
+    await portalAdmissions.removeAdmission(db(), w.op, { portalId: portal.id, groupId });
     return "portal.admission_remove";
   },
   approveReview: async (w) => (

@@ -12,12 +12,14 @@ import {
 import { AdmitGroupInput, GroupIdInput, PortalAdmission } from "@/schemas/provisioning/provisioning";
 import {
   admitGroup,
-  createPortal,
-  getPortal,
   listAdmissions,
   listGroupAdmissions,
-  listPortals,
   removeAdmission,
+} from "@/server/services/portal/portal-admissions";
+import {
+  createPortal,
+  getPortal,
+  listPortals,
   rotateEmbedSecret,
   updatePortal,
 } from "@/server/services/portal/portals";
