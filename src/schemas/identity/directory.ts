@@ -52,3 +52,4 @@ export type DirectoryOverview = z.infer<typeof DirectoryOverview>;
 export const DirectoryTokenCreated = DirectoryToken.extend({ secret: z.string() });
 
 export const SetDirectoryDefaultPlanInput = z.strictObject({ tierPlanId: Uuid.nullable() });
+export const DirectoryDefaultPlanOutput = z.object({ defaultPlanId: z.uuid().nullable() });

@@ -60,3 +60,5 @@ export const CreditLedgerInput = z.strictObject({
   limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(100),
 });
 export const CreditLedgerOutput = z.object({ entries: z.array(CreditLedgerEntry) });
+
+export const CreditRequestOutput = z.object({ creditRequest: CreditRequest });

@@ -17,9 +17,9 @@ import {
   NODE_TYPES_DESCRIPTION,
   PublishInput,
   PublishSummary,
-  VersionWithDocument,
   Version,
   type BuilderKind,
+  ListVersionsOutput,
 } from "@/schemas/builder/builder";
 import { ListOrder, ListQuery, nameText, NextCursor, TimestampInput, Uuid } from "@/schemas/common";
 import type { ErrorCode } from "@/server/errors";
@@ -84,6 +84,7 @@ function builderRouter<
   const IdInput = keyed(idKey, Uuid);
   const ViewOutput = keyed(one, route.view);
   const PublishOutput = z.object({ ...keyed(one, PublishSummary).shape, version: Version });
+  const ListOutput = z.object({ ...keyed(many, z.array(route.listRow)).shape, nextCursor: NextCursor });
   // The generic factory cannot name the per-kind input types; each input is parsed by its schema.
   const fields = (input: unknown) => input as Record<string, unknown>;
   const idOf = (input: unknown) => fields(input)[idKey] as string;
@@ -119,7 +120,7 @@ function builderRouter<
         },
       })
       .input(z.strictObject({ ...ListItemsQuery, fields: listFieldsQuery(kind) }))
-      .output(z.object({ ...keyed(many, z.array(route.listRow)).shape, nextCursor: NextCursor }))
+      .output(ListOutput)
       .query(async ({ ctx, input }) => {
         const { items, nextCursor } = await listItems(ctx.db, ctx.actor, kind, input);
         return { [many]: items, nextCursor } as never;
@@ -202,7 +203,7 @@ function builderRouter<
         errors: ["not_found"],
       })
       .input(IdInput.extend({ ...ListQuery.shape, order: ListOrder }))
-      .output(z.object({ versions: z.array(VersionWithDocument), nextCursor: NextCursor }))
+      .output(ListVersionsOutput)
       .query(
         ({ ctx, input }) =>
           listVersions(
