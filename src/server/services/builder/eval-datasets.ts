@@ -1,8 +1,16 @@
 // Evaluation datasets of an agent, flow or app: imported whole from a file, listed, read case by
 // case and deleted (with their runs).
+import type { z } from "zod";
 import { randomUUID } from "node:crypto";
 import type { BuilderKind } from "@/schemas/builder/builder";
-import { EVAL_LIMITS, type EvalDataset, type EVAL_FORMATS } from "@/schemas/builder/evaluations";
+import {
+  EVAL_LIMITS,
+  type EvalDataset,
+  type ImportDatasetInput,
+  type ListDatasetsInput,
+  type DatasetCasesInput,
+  type DatasetInput,
+} from "@/schemas/builder/evaluations";
 import type { Prisma } from "@/generated/prisma/client";
 import { actorLabel, type Actor } from "@/server/auth/actor";
 import { guardedByKind } from "@/server/auth/guarded";
@@ -35,7 +43,7 @@ export const importDataset = guardedByKind(
     db: Db,
     actor: Actor,
     kind: BuilderKind,
-    input: { id: string; name: string; format: (typeof EVAL_FORMATS)[number]; content: string },
+    input: z.infer<typeof ImportDatasetInput>,
   ): Promise<EvalDataset> {
     const item = await assertItem(db, actor, kind, input.id);
     const cases = await parseDataset(input.format, input.content);
@@ -85,12 +93,7 @@ export const importDataset = guardedByKind(
 
 export const listDatasets = guardedByKind(
   readsKind,
-  async function listDatasets(
-    db: Db,
-    actor: Actor,
-    kind: BuilderKind,
-    input: { id: string; limit: number; cursor?: string },
-  ) {
+  async function listDatasets(db: Db, actor: Actor, kind: BuilderKind, input: z.infer<typeof ListDatasetsInput>) {
     await assertItem(db, actor, kind, input.id);
     const rows = await db.evalDataset.findMany({
       where: { organizationId: actor.organizationId, itemId: input.id, ...afterCursor(input.cursor) },
@@ -104,12 +107,7 @@ export const listDatasets = guardedByKind(
 
 export const listDatasetCases = guardedByKind(
   readsKind,
-  async function listDatasetCases(
-    db: Db,
-    actor: Actor,
-    kind: BuilderKind,
-    input: { id: string; datasetId: string; limit: number; cursor?: string },
-  ) {
+  async function listDatasetCases(db: Db, actor: Actor, kind: BuilderKind, input: z.infer<typeof DatasetCasesInput>) {
     await findDataset(db, actor, kind, input.id, input.datasetId);
     const after = input.cursor && /^\d{1,7}$/.test(input.cursor) ? Number(input.cursor) : 0;
     const rows = await db.evalCase.findMany({
@@ -132,7 +130,7 @@ export const deleteDataset = guardedByKind(
     db: Db,
     actor: Actor,
     kind: BuilderKind,
-    input: { id: string; datasetId: string },
+    input: z.infer<typeof DatasetInput>,
   ): Promise<void> {
     const item = await assertItem(db, actor, kind, input.id);
     await recorded(

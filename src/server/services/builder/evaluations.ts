@@ -3,10 +3,18 @@
 // draft or a published version is a background job (src/server/jobs/evaluations.ts) whose cases
 // are graded and billed as the Tests panel's are (services/builder/test-runs.ts runGradedCase); two runs
 // of one dataset are compared case by case.
+import type { z } from "zod";
 import { randomUUID } from "node:crypto";
 import type { BuilderKind } from "@/schemas/builder/builder";
 import { isUuid } from "@/schemas/common";
-import type { EvalRunSummary } from "@/schemas/builder/evaluations";
+import type {
+  EvalRunSummary,
+  StartEvalRunInput,
+  ListEvalRunsInput,
+  EvalRunInput,
+  EvalRunResultsInput,
+  CompareEvalRunsInput,
+} from "@/schemas/builder/evaluations";
 import type { Prisma } from "@/generated/prisma/client";
 import { actorLabel, type Actor } from "@/server/auth/actor";
 import { guardedByKind } from "@/server/auth/guarded";
@@ -98,7 +106,7 @@ export const startEvalRun = guardedByKind(
     db: Db,
     actor: Actor,
     kind: BuilderKind,
-    input: { id: string; datasetId: string; version?: string },
+    input: z.infer<typeof StartEvalRunInput>,
   ): Promise<EvalRunSummary> {
     await assertQualityChecker(db, actor.organizationId);
     const dataset = await findDataset(db, actor, kind, input.id, input.datasetId);
@@ -143,12 +151,7 @@ export const startEvalRun = guardedByKind(
 
 export const listEvalRuns = guardedByKind(
   readsKind,
-  async function listEvalRuns(
-    db: Db,
-    actor: Actor,
-    kind: BuilderKind,
-    input: { id: string; limit: number; cursor?: string },
-  ) {
+  async function listEvalRuns(db: Db, actor: Actor, kind: BuilderKind, input: z.infer<typeof ListEvalRunsInput>) {
     await assertItem(db, actor, kind, input.id);
     const rows = await db.evalRun.findMany({
       where: { organizationId: actor.organizationId, itemId: input.id, ...afterCursor(input.cursor) },
@@ -163,7 +166,7 @@ export const listEvalRuns = guardedByKind(
 
 export const getEvalRun = guardedByKind(
   readsKind,
-  async function getEvalRun(db: Db, actor: Actor, kind: BuilderKind, input: { id: string; runId: string }) {
+  async function getEvalRun(db: Db, actor: Actor, kind: BuilderKind, input: z.infer<typeof EvalRunInput>) {
     return (await summaries(db, [await findRun(db, actor, kind, input.id, input.runId)]))[0]!;
   },
 );
@@ -186,12 +189,7 @@ const RESULT_SELECT = {
 
 export const listEvalResults = guardedByKind(
   readsKind,
-  async function listEvalResults(
-    db: Db,
-    actor: Actor,
-    kind: BuilderKind,
-    input: { id: string; runId: string; limit: number; after: number; outcome?: "passed" | "failed" },
-  ) {
+  async function listEvalResults(db: Db, actor: Actor, kind: BuilderKind, input: z.infer<typeof EvalRunResultsInput>) {
     await findRun(db, actor, kind, input.id, input.runId);
     const rows = await db.evalResult.findMany({
       where: {
@@ -217,12 +215,7 @@ export const listEvalResults = guardedByKind(
 
 export const compareEvalRuns = guardedByKind(
   readsKind,
-  async function compareEvalRuns(
-    db: Db,
-    actor: Actor,
-    kind: BuilderKind,
-    input: { id: string; base: string; candidate: string },
-  ) {
+  async function compareEvalRuns(db: Db, actor: Actor, kind: BuilderKind, input: z.infer<typeof CompareEvalRunsInput>) {
     const [baseRow, candidateRow] = [
       await findRun(db, actor, kind, input.id, input.base),
       await findRun(db, actor, kind, input.id, input.candidate),

@@ -1,5 +1,6 @@
 // The console's view of an end user's access, read from the one rule of portal-access.ts.
-import type { EffectiveAccessOutput } from "@/schemas/portal/portal";
+import type { z } from "zod";
+import type { EffectiveAccessOutput, EffectiveAccessInput } from "@/schemas/portal/portal";
 import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
@@ -19,7 +20,11 @@ const nameOf = (draft: unknown) => String((draft as { name?: unknown } | null)?.
  */
 export const effectiveAccess = guarded(
   { scope: "end_users:read" },
-  async function effectiveAccess(db: Db, actor: Actor, input: { endUserId: string }): Promise<EffectiveAccessOutput> {
+  async function effectiveAccess(
+    db: Db,
+    actor: Actor,
+    input: z.infer<typeof EffectiveAccessInput>,
+  ): Promise<EffectiveAccessOutput> {
     const organizationId = actor.organizationId;
     const user = await getEndUser(db, actor, input);
     const [organization, groups, planGroups] = await Promise.all([

@@ -1,4 +1,6 @@
 // The groups admitted to a portal (the organization's `groups` access mode): admitted, removed, listed.
+import type { z } from "zod";
+import type { AdmitGroupInput, GroupIdInput } from "@/schemas/provisioning/provisioning";
 import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
@@ -10,7 +12,7 @@ import { assertGroupsEnabled } from "../provisioning/user-groups";
 /** Lets a group's members into a portal. Admitting again answers the existing admission. */
 export const admitGroup = guarded(
   { scope: "end_users:write" },
-  async function admitGroup(db: Db, actor: Actor, input: { portalId: string; groupId: string }) {
+  async function admitGroup(db: Db, actor: Actor, input: z.infer<typeof AdmitGroupInput>) {
     await assertGroupsEnabled(db, actor.organizationId);
     const portal = await db.portal.findFirst({
       where: { id: input.portalId, organizationId: actor.organizationId },
@@ -55,7 +57,7 @@ export const admitGroup = guarded(
 /** Ends a group's admission: its members stop entering the portal through this group. */
 export const removeAdmission = guarded(
   { scope: "end_users:write", may: "delete" },
-  async function removeAdmission(db: Db, actor: Actor, input: { portalId: string; groupId: string }): Promise<void> {
+  async function removeAdmission(db: Db, actor: Actor, input: z.infer<typeof AdmitGroupInput>): Promise<void> {
     await assertGroupsEnabled(db, actor.organizationId);
     const remove = (tx: Prisma.TransactionClient) =>
       tx.portalAdmission.deleteMany({
@@ -95,7 +97,7 @@ export const listAdmissions = guarded(
 /** The portals a group is admitted to, for the group's page in the console. */
 export const listGroupAdmissions = guarded(
   { scope: "end_users:read" },
-  async function listGroupAdmissions(db: Db, actor: Actor, input: { groupId: string }) {
+  async function listGroupAdmissions(db: Db, actor: Actor, input: z.infer<typeof GroupIdInput>) {
     const group = await db.userGroup.findFirst({
       where: { id: input.groupId, organizationId: actor.organizationId },
       select: { id: true },

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import { isUuid } from "@/schemas/common";
 import {
   RESERVED_SLUGS,
@@ -6,6 +7,8 @@ import {
   type PortalDetail,
   type PublicPortal,
   type UpdatePortalInput,
+  type PortalIdInput,
+  type ListPortalsInput,
 } from "@/schemas/portal/portal";
 import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
@@ -215,7 +218,11 @@ export const EMBED_SECRET_OVERLAP_MS = 24 * 3_600_000;
  */
 export const rotateEmbedSecret = guarded(
   { scope: "end_users:write", may: "grant" },
-  async function rotateEmbedSecret(db: Db, actor: Actor, input: { id: string }): Promise<{ secret: string }> {
+  async function rotateEmbedSecret(
+    db: Db,
+    actor: Actor,
+    input: z.infer<typeof PortalIdInput>,
+  ): Promise<{ secret: string }> {
     const existing = await db.portal.findFirst({ where: { id: input.id, organizationId: actor.organizationId } });
     if (!existing) throw new AppError("not_found", "No portal with that id.");
     const secret = randomToken("atrium_embed_");
@@ -239,7 +246,7 @@ export const rotateEmbedSecret = guarded(
 
 export const getPortal = guarded(
   { scope: "end_users:read" },
-  async function getPortal(db: Db, actor: Actor, input: { id: string }): Promise<PortalDetail> {
+  async function getPortal(db: Db, actor: Actor, input: z.infer<typeof PortalIdInput>): Promise<PortalDetail> {
     const row = await db.portal.findFirst({ where: { id: input.id, organizationId: actor.organizationId } });
     if (!row) throw new AppError("not_found", "No portal with that id.");
     return toDetail(row);
@@ -248,7 +255,7 @@ export const getPortal = guarded(
 
 export const listPortals = guarded(
   { scope: "end_users:read" },
-  async function listPortals(db: Db, actor: Actor, input: { limit: number; cursor?: string; q?: string }) {
+  async function listPortals(db: Db, actor: Actor, input: z.infer<typeof ListPortalsInput>) {
     const rows = await db.portal.findMany({
       where: { organizationId: actor.organizationId, ...nameContains(input.q), ...afterCursor(input.cursor) },
       orderBy: CURSOR_ORDER,

@@ -13,7 +13,8 @@
 // calls); the continuation pays for its own model calls when it ends. A rejected or timed-out run
 // keeps its charge, as a canceled run does: it ran, and a person stopped it. A continuation lost
 // with its process is given back what the run was charged, as any lost run.
-import type { Approval, ApprovalDetail, Execution } from "@/schemas/runs/runtime";
+import type { z } from "zod";
+import type { Approval, ApprovalDetail, Execution, DecideApprovalInput } from "@/schemas/runs/runtime";
 import { isUuid } from "@/schemas/common";
 import { actorLabel, type Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
@@ -100,12 +101,6 @@ export const getApproval = guarded(
   },
 );
 
-export interface DecideApprovalInput {
-  executionId: string;
-  decision: "approve" | "reject";
-  comment?: string;
-}
-
 /**
  * A member's decision on a paused run: one conditional UPDATE from `pending` (and before its
  * deadline), so a second decision, or one racing it, is `conflict`. Approved: queued for the
@@ -116,7 +111,7 @@ export const decideApproval = guarded(
   async function decideApproval(
     db: Db,
     actor: Actor,
-    input: DecideApprovalInput,
+    input: z.infer<typeof DecideApprovalInput>,
   ): Promise<{ execution: Execution; approval: Approval }> {
     if (actor.kind === "key" && !actor.member)
       throw new AppError(

@@ -4,6 +4,7 @@
 // attachments gain too. A file belongs to whoever uploaded it (an end user, a member, an
 // organization key) until a turn uses it, then to that turn's conversation: only its owner and the
 // organization's admins read it, and it goes with the conversation (retention, erasure).
+import type { z } from "zod";
 import type { Prisma } from "@/generated/prisma/client";
 import { roleAtLeast } from "@/schemas/identity/auth";
 import {
@@ -13,6 +14,7 @@ import {
   MAX_ATTACHMENTS_PER_TURN,
   type AttachmentFile,
   type AttachmentFormat,
+  type FileIdInput,
 } from "@/schemas/runs/attachment";
 import { isUuid } from "@/schemas/common";
 import { MAX_TITLE_CHARS } from "@/schemas/limits";
@@ -273,7 +275,7 @@ export const getFile = guarded(
   async function getFile(
     db: Db,
     actor: Actor | EndUserActor,
-    input: { fileId: string },
+    input: z.infer<typeof FileIdInput>,
   ): Promise<{ file: AttachmentFile }> {
     return { file: fileView(await readableFile(db, actor, input.fileId, FILE_SELECT)) };
   },
@@ -285,7 +287,7 @@ export const getFileContent = guarded(
   async function getFileContent(
     db: Db,
     actor: Actor | EndUserActor,
-    input: { fileId: string },
+    input: z.infer<typeof FileIdInput>,
   ): Promise<{ name: string; contentType: string; bytes: Uint8Array }> {
     const row = await readableFile(db, actor, input.fileId, { name: true, contentType: true, content: true });
     return { name: row.name, contentType: row.contentType, bytes: row.content };

@@ -1,5 +1,6 @@
 // Runs refused before they ran (402 and the like): recorded apart from executions, and listed.
-import type { Refusal } from "@/schemas/runs/usage";
+import type { z } from "zod";
+import type { Refusal, ListRefusalsInput } from "@/schemas/runs/usage";
 import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import { NO_FLUSH, type Db } from "@/server/db";
@@ -56,7 +57,7 @@ export const listRefusals = guarded(
   async function listRefusals(
     db: Db,
     actor: Actor,
-    input: { limit: number; cursor?: string; code?: string; appId?: string; endUserId?: string; portalId?: string },
+    input: z.infer<typeof ListRefusalsInput>,
   ): Promise<{ refusals: Refusal[]; nextCursor: string | null }> {
     const { organizationId } = actor;
     const rows = await db.runRefusal.findMany({

@@ -1,6 +1,8 @@
 // App transactions: JSON in, JSON out, both checked against the app's published JSON Schemas.
 // A reply that does not match the output schema is output_invalid (502) and still billed; what
 // a failed one costs is src/server/runtime/billed-run.ts's policy.
+import type { z } from "zod";
+import type { TransactionInput } from "@/schemas/runs/runtime";
 import { randomUUID } from "node:crypto";
 import { actorLabel, type Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
@@ -38,11 +40,7 @@ export function replyObject(reply: string): Record<string, unknown> {
  */
 export const transact = guarded(
   { scope: "apps:execute" },
-  async function transact(
-    db: Db,
-    actor: Actor,
-    input: { appId: string; input: Record<string, unknown>; endUserId?: string; portalId?: string; version?: string },
-  ) {
+  async function transact(db: Db, actor: Actor, input: z.infer<typeof TransactionInput>) {
     const { app, api, runner } = await appRunFor(db, actor, "transaction", input);
     const problems = schemaProblems(api.inputSchema, input.input);
     if (problems.length)
