@@ -6,7 +6,8 @@
 // run bound ends a run early; a canceled run is billed, since it ran. A run whose process died is
 // ended by the lost-run sweeper (runtime/run-leases.ts) with the `error` event `run_lost`.
 import { env } from "@/env";
-import type { Execution } from "@/schemas/runs/runtime";
+import type { z } from "zod";
+import type { ConversationRunInput, Execution } from "@/schemas/runs/runtime";
 import { isUuid } from "@/schemas/common";
 import { channelOf, type Actor, type EndUserActor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
@@ -166,7 +167,7 @@ export const openConversationRun = guarded(
   async function openConversationRun(
     db: Db,
     actor: Actor | EndUserActor,
-    input: { appId: string; executionId: string },
+    input: z.infer<typeof ConversationRunInput>,
   ): Promise<RunRow> {
     return findRun(db, actor, input);
   },
@@ -258,7 +259,7 @@ export const cancelConversationRun = guarded(
   async function cancelConversationRun(
     db: Db,
     actor: Actor | EndUserActor,
-    input: { appId: string; executionId: string },
+    input: z.infer<typeof ConversationRunInput>,
   ): Promise<{ status: 200 | 202; execution: Execution }> {
     const run = await findRun(db, actor, input);
     if (run.status !== "running" || (await finalEventSeq(db, run)) !== null)

@@ -2,12 +2,15 @@
 // reports read from it (GET /usage, the console's charts, the portal's credits). A report never
 // reads executions: it sums at most one row per day (or hour, for a window that is not whole days)
 // and group (BENCHMARKS.md).
+import type { z } from "zod";
 import {
   USAGE_DEFAULT_DAYS,
   USAGE_MAX_DAYS,
   USAGE_MAX_GROUPS,
   USAGE_METRICS,
   type PortalUsage,
+  type ScopedUsageInput,
+  type UsageInput,
   type UsageGroup,
   type UsageGroupBy,
   type UsageInterval,
@@ -254,11 +257,7 @@ async function usageReport(db: Db, request: ReportRequest): Promise<UsageReport>
 
 export const getUsage = guarded(
   { scope: "end_users:read" },
-  async function getUsage(
-    db: Db,
-    actor: Actor,
-    input: { from?: string; to?: string; interval?: UsageInterval; groupBy?: UsageGroupBy },
-  ): Promise<UsageReport> {
+  async function getUsage(db: Db, actor: Actor, input: z.input<typeof UsageInput>): Promise<UsageReport> {
     return usageReport(db, {
       organizationId: actor.organizationId,
       window: usageWindow(input),
@@ -272,18 +271,7 @@ export const getUsage = guarded(
 /** One app's, end user's or portal's usage (their console pages); the organization's without one. */
 export const getScopedUsage = guarded(
   { scope: "end_users:read" },
-  async function getScopedUsage(
-    db: Db,
-    actor: Actor,
-    input: {
-      from?: string;
-      to?: string;
-      interval?: UsageInterval;
-      appId?: string;
-      endUserId?: string;
-      portalId?: string;
-    },
-  ): Promise<UsageReport> {
+  async function getScopedUsage(db: Db, actor: Actor, input: z.input<typeof ScopedUsageInput>): Promise<UsageReport> {
     const scope: ReportRequest["scope"] = input.endUserId
       ? { dimension: "end_user", keyId: input.endUserId }
       : input.appId
