@@ -3,7 +3,6 @@
 // portal, or over the API on their behalf) is theirs alone and is billed to their credit pools as well.
 import { randomUUID } from "node:crypto";
 import { isUuid } from "@/schemas/common";
-import type { ExecutionUsage } from "@/schemas/runs/runtime";
 import type { Actor, EndUserActor } from "@/server/auth/actor";
 import { actorLabel } from "@/server/auth/actor";
 import { authorize, type Requirement } from "@/server/auth/authorize";
@@ -19,7 +18,7 @@ import { isApprovalPause, newRunContext, runApp, type RunStep } from "@/server/r
 import { isUniqueViolation, whenDatabaseAnswers } from "@/server/runtime/database-wait";
 import type { UploadedFile } from "./attachments";
 import { attachmentImages, attachmentPassages, resolveTurnFiles } from "./turn-files";
-import { pauseForApproval, type AwaitingApproval } from "./approval-pause";
+import { pauseForApproval, type AwaitingApproval, type PausedRun } from "./approval-pause";
 import { runFor } from "../portal/portal-access";
 import { recordRunUsage } from "./usage-records";
 import { conversationTitle, saveTurn } from "./save-turn";
@@ -166,6 +165,158 @@ function regeneratedTurn(existing: Awaited<ReturnType<typeof findConversation>>,
 }
 
 /**
+ * A turn as asked, with every refusal before its run behind it, in the contract's order: the app
+ * (not_found, service_disabled), then the end user it is for (not_found), then the conversation
+ * (not_found unless it is theirs), then the turn's files. Nothing is charged yet.
+ */
+async function prepareTurn(db: Db, actor: Actor | EndUserActor, asSent: ConverseInput) {
+  // Doors hand over the app id as the client wrote it (the portal's path, an MCP argument):
+  // one that cannot be an id is no app, before anything is read; an uppercase one is the app.
+  if (!isUuid(asSent.appId)) throw new AppError("not_found", "No app with that id.");
+  const input = { ...asSent, appId: asSent.appId.toLowerCase() };
+  // A continuing conversation is read beside the app, for the end user runFor answers for; its
+  // not_found still comes after the app's and the end user's refusals.
+  const conversation = input.conversationId
+    ? findConversation(
+        db,
+        actor.organizationId,
+        input.appId,
+        input.conversationId,
+        actor.kind === "end_user" ? actor.endUser.id : (input.endUserId ?? null),
+      )
+    : null;
+  conversation?.catch(() => {});
+  const { app, api, runner } = await appRunFor(db, actor, "conversation", input);
+  const existing = conversation ? await conversation : null;
+  const turn =
+    input.regenerate && existing
+      ? regeneratedTurn(existing, input.message)
+      : { message: input.message, history: existing?.history ?? [], superseded: [], replacedMessageId: undefined };
+  if (turn.message === undefined) throw new AppError("invalid_request", "A message is required.");
+  const message = turn.message;
+  // Named before the run, so a stream's first event tells the client what to resume.
+  const conversationId = existing?.conversation.id ?? randomUUID();
+  // The turn's files, refused (not found, an image no model of the app reads) before anything runs.
+  const attachments = await resolveTurnFiles(
+    db,
+    actor,
+    runner.endUserId,
+    conversationId,
+    { keptFrom: turn.replacedMessageId, fileIds: input.fileIds, files: input.files },
+    async () => {
+      const models = await Promise.all(modelsOfApp(app).map((id) => modelFor(db, actor.organizationId, id)));
+      return models.some((model) => model.acceptsImages);
+    },
+  );
+  return { appId: input.appId, app, api, runner, existing, turn, message, conversationId, attachments };
+}
+
+type PreparedTurn = Awaited<ReturnType<typeof prepareTurn>>;
+
+/** The turn's run context and its charge (402 when the credits do not cover it; nothing runs then). */
+async function startTurnRun(db: Db, actor: Actor | EndUserActor, prepared: PreparedTurn, options: ConverseOptions) {
+  const { appId, app, runner, existing, message, attachments } = prepared;
+  const started = performance.now();
+  const ctx = newRunContext(db, actor.organizationId, options.signal);
+  ctx.onStep = options.onStep;
+  ctx.pausable = true;
+  ctx.attachments = attachmentPassages(attachments, message);
+  ctx.images = attachmentImages(attachments);
+  const executionId = randomUUID();
+  const billed = await BilledRun.start(
+    db,
+    ctx,
+    {
+      organizationId: actor.organizationId,
+      endUserId: runner.endUserId,
+      usage: { appId, portalId: runner.portalId },
+    },
+    CONVERSATION_CREDITS,
+    {
+      id: executionId,
+      kind: "conversation",
+      itemId: appId,
+      itemKind: "app",
+      versionId: app.versionId,
+      conversationId: existing?.conversation.id ?? null,
+      input: message,
+      endUserId: runner.endUserId,
+      portalId: runner.portalId,
+      actor: actorLabel(actor),
+    },
+    modelsOfApp(app),
+  );
+  return { ctx, billed, executionId, started };
+}
+
+type TurnRun = Awaited<ReturnType<typeof startTurnRun>>;
+
+/** Settles the run's charge and saves the turn (finished, or stopped by its cancel), then counts its usage. */
+async function saveEndedTurn(
+  db: Db,
+  actor: Actor | EndUserActor,
+  prepared: PreparedTurn,
+  { ctx, billed, executionId, started }: TurnRun,
+  reply: string,
+  status: "succeeded" | "canceled",
+): Promise<void> {
+  const { appId, app, runner, existing, turn, message, conversationId, attachments } = prepared;
+  const outcome = await billed.settle(status);
+  let tried = false;
+  await whenDatabaseAnswers("Saving a turn", async () => {
+    try {
+      await saveTurn(db, actor, runner, {
+        conversationId,
+        executionId,
+        appId,
+        versionId: app.versionId,
+        message,
+        reply,
+        citations: ctx.citations.inReply(reply),
+        superseded: turn.superseded,
+        attachmentIds: attachments.map((attachment) => attachment.id),
+        latencyMs: performance.now() - started,
+        trace: ctx.trace,
+        outcome: { status, credits: outcome.credits, usage: outcome.usage },
+      });
+    } catch (error) {
+      // A retry after a commit whose answer was lost finds the turn saved.
+      if (tried && isUniqueViolation(error)) return;
+      tried = true;
+      throw error;
+    }
+  });
+  await recordRunUsage(db, actor.organizationId, {
+    kind: "conversation",
+    itemId: appId,
+    ...runner,
+    ...outcome,
+    conversationStarted: !existing,
+  });
+}
+
+/** What a turn paused at an approval continues from (jobs/approvals.ts). */
+function pausedTurnState(actor: Actor | EndUserActor, prepared: PreparedTurn, run: TurnRun): PausedRun["state"] {
+  const { appId, app, runner, existing, turn, message, conversationId, attachments } = prepared;
+  return {
+    kind: "conversation",
+    appId,
+    versionId: app.versionId,
+    actor: actorLabel(actor),
+    message,
+    history: turn.history,
+    input: message,
+    conversationId,
+    conversationStarted: !existing,
+    superseded: turn.superseded,
+    attachmentIds: attachments.map((attachment) => attachment.id),
+    endUserId: runner.endUserId,
+    portalId: runner.portalId,
+    latencyMs: performance.now() - run.started,
+  };
+}
+
+/**
  * One turn. Refusals in the contract's order: the app (not_found, service_disabled), then the
  * end user it is for (not_found), then the conversation (not_found unless it is theirs), then
  * credits (402); nothing runs or is charged after a refusal.
@@ -178,157 +329,38 @@ export const converse = guarded(
     asSent: ConverseInput,
     options: ConverseOptions = {},
   ): Promise<ConverseResult | AwaitingApproval> {
-    // Doors hand over the app id as the client wrote it (the portal's path, an MCP argument):
-    // one that cannot be an id is no app, before anything is read; an uppercase one is the app.
-    if (!isUuid(asSent.appId)) throw new AppError("not_found", "No app with that id.");
-    const input = { ...asSent, appId: asSent.appId.toLowerCase() };
-    // A continuing conversation is read beside the app, for the end user runFor answers for; its
-    // not_found still comes after the app's and the end user's refusals.
-    const conversation = input.conversationId
-      ? findConversation(
-          db,
-          actor.organizationId,
-          input.appId,
-          input.conversationId,
-          actor.kind === "end_user" ? actor.endUser.id : (input.endUserId ?? null),
-        )
-      : null;
-    conversation?.catch(() => {});
-    const { app, api, runner } = await appRunFor(db, actor, "conversation", input);
-    const existing = conversation ? await conversation : null;
-    const turn =
-      input.regenerate && existing
-        ? regeneratedTurn(existing, input.message)
-        : { message: input.message, history: existing?.history ?? [], superseded: [], replacedMessageId: undefined };
-    if (turn.message === undefined) throw new AppError("invalid_request", "A message is required.");
-    const message = turn.message;
-    // Named before the run, so a stream's first event tells the client what to resume.
-    const conversationId = existing?.conversation.id ?? randomUUID();
-    // The turn's files, refused (not found, an image no model of the app reads) before anything runs.
-    const attachments = await resolveTurnFiles(
-      db,
-      actor,
-      runner.endUserId,
-      conversationId,
-      { keptFrom: turn.replacedMessageId, fileIds: input.fileIds, files: input.files },
-      async () => {
-        const models = await Promise.all(modelsOfApp(app).map((id) => modelFor(db, actor.organizationId, id)));
-        return models.some((model) => model.acceptsImages);
-      },
-    );
-
-    const started = performance.now();
-    const ctx = newRunContext(db, actor.organizationId, options.signal);
-    ctx.onStep = options.onStep;
-    ctx.pausable = true;
-    ctx.attachments = attachmentPassages(attachments, message);
-    ctx.images = attachmentImages(attachments);
-    const executionId = randomUUID();
-    const billed = await BilledRun.start(
-      db,
-      ctx,
-      {
-        organizationId: actor.organizationId,
-        endUserId: runner.endUserId,
-        usage: { appId: input.appId, portalId: runner.portalId },
-      },
-      CONVERSATION_CREDITS,
-      {
-        id: executionId,
-        kind: "conversation",
-        itemId: input.appId,
-        itemKind: "app",
-        versionId: app.versionId,
-        conversationId: existing?.conversation.id ?? null,
-        input: message,
-        endUserId: runner.endUserId,
-        portalId: runner.portalId,
-        actor: actorLabel(actor),
-      },
-      modelsOfApp(app),
-    );
+    const prepared = await prepareTurn(db, actor, asSent);
+    const { appId, app, api, runner, existing, turn, message, conversationId } = prepared;
+    const run = await startTurnRun(db, actor, prepared, options);
+    const { ctx, billed, executionId, started } = run;
     let partial = "";
     const onDelta = billed.onDelta((text) => {
       partial += text;
       options.onDelta?.(text);
     });
-    const save = async (reply: string, status: "succeeded" | "canceled") => {
-      const outcome = await billed.settle(status);
-      let tried = false;
-      await whenDatabaseAnswers("Saving a turn", async () => {
-        try {
-          await saveTurn(db, actor, runner, turnOf(reply, status, outcome));
-        } catch (error) {
-          // A retry after a commit whose answer was lost finds the turn saved.
-          if (tried && isUniqueViolation(error)) return;
-          tried = true;
-          throw error;
-        }
-      });
-      await recordRunUsage(db, actor.organizationId, {
-        kind: "conversation",
-        itemId: input.appId,
-        ...runner,
-        ...outcome,
-        conversationStarted: !existing,
-      });
-    };
-    const turnOf = (
-      reply: string,
-      status: "succeeded" | "canceled",
-      { credits, usage }: { credits: number; usage: ExecutionUsage },
-    ) => ({
-      conversationId,
-      executionId,
-      appId: input.appId,
-      versionId: app.versionId,
-      message,
-      reply,
-      citations: ctx.citations.inReply(reply),
-      superseded: turn.superseded,
-      attachmentIds: attachments.map((attachment) => attachment.id),
-      latencyMs: performance.now() - started,
-      trace: ctx.trace,
-      outcome: { status, credits, usage },
-    });
     try {
       await options.onStart?.({ executionId, conversationId, endUserId: runner.endUserId });
       const reply = await runApp(ctx, app, message, turn.history, { onDelta });
       const citations = ctx.citations.inReply(reply);
-      await save(reply, "succeeded");
+      await saveEndedTurn(db, actor, prepared, run, reply, "succeeded");
       return { reply, citations, conversation_id: conversationId, execution_id: executionId, greeting: api.greeting };
     } catch (error) {
       if (isApprovalPause(error) && !ctx.cancel?.aborted)
         return pauseForApproval(db, actor, billed, ctx, error, {
           executionId,
           title: conversationTitle(message),
-          state: {
-            kind: "conversation",
-            appId: input.appId,
-            versionId: app.versionId,
-            actor: actorLabel(actor),
-            message,
-            history: turn.history,
-            input: message,
-            conversationId,
-            conversationStarted: !existing,
-            superseded: turn.superseded,
-            attachmentIds: attachments.map((attachment) => attachment.id),
-            endUserId: runner.endUserId,
-            portalId: runner.portalId,
-            latencyMs: performance.now() - started,
-          },
+          state: pausedTurnState(actor, prepared, run),
         });
       const failure = await billed.fail(error);
       if (failure.code === "canceled") {
-        await save(partial, "canceled");
+        await saveEndedTurn(db, actor, prepared, run, partial, "canceled");
         throw failure;
       }
       await billed
         .record(actor, {
           id: executionId,
           kind: "conversation",
-          itemId: input.appId,
+          itemId: appId,
           itemKind: "app",
           versionId: app.versionId,
           conversationId: existing?.conversation.id ?? null,
