@@ -1,5 +1,6 @@
 // A run paused at a flow's `approval` node: recorded `awaiting_approval` with everything it needs
 // to continue (approvals.ts decides it, jobs/approvals.ts continues it).
+import type { ExecutionUsage } from "@/schemas/runs/runtime";
 import type { Db } from "@/server/db";
 import type { Prisma } from "@/generated/prisma/client";
 import type { BilledRun } from "@/server/runtime/billed-run";
@@ -71,6 +72,65 @@ export interface PausedRun {
   title?: string;
 }
 
+type Tx = Prisma.TransactionClient;
+
+/**
+ * The conversation a paused turn starts, created now with its title, and the turn's files made
+ * its own: no other turn takes them while it waits, and they go with the conversation (retention,
+ * erasure) even if it never ends.
+ */
+async function keepPausedConversation(
+  tx: Tx,
+  organizationId: string,
+  conversationId: string,
+  state: ApprovalState,
+  title: string | undefined,
+): Promise<void> {
+  await tx.$executeRaw`insert into conversations (id, organization_id, app_id, started_by, end_user_id, portal_id, title, created_at, updated_at)
+    values (${conversationId}::uuid, ${organizationId}::uuid, ${state.appId}::uuid, ${state.actor},
+      ${state.endUserId}::uuid, ${state.portalId}::uuid, ${title ?? ""}, now(), now())
+    on conflict (id) do update set updated_at = now()`;
+  if (state.attachmentIds?.length)
+    await tx.$executeRaw`update attachments set conversation_id = ${conversationId}::uuid
+      where id = any(${state.attachmentIds}::uuid[]) and organization_id = ${organizationId}::uuid`;
+}
+
+/** The run's execution, `awaiting_approval` with what it cost so far: created, or a continuation's updated. */
+function writePausedExecution(
+  tx: Tx,
+  organizationId: string,
+  executionId: string,
+  state: ApprovalState,
+  paused: { credits: number; usage: ExecutionUsage; continued: boolean },
+) {
+  const fields = {
+    status: "awaiting_approval",
+    credits: paused.credits,
+    latencyMs: Math.round(state.latencyMs),
+    trace: state.trace as unknown as Prisma.InputJsonValue,
+    usage: paused.usage as unknown as Prisma.InputJsonValue,
+  };
+  return paused.continued
+    ? tx.execution.update({ where: { id: executionId, organizationId }, data: fields })
+    : tx.execution.create({
+        data: {
+          ...fields,
+          id: executionId,
+          organizationId,
+          kind: state.kind,
+          itemId: state.appId,
+          itemKind: "app",
+          versionId: state.versionId,
+          conversationId: state.conversationId,
+          input: state.input,
+          output: "",
+          actor: state.actor,
+          endUserId: state.endUserId,
+          portalId: state.portalId,
+        },
+      });
+}
+
 /**
  * Records a run that reached an approval node (see the top of this file). `continued`: the run was
  * itself a continuation, whose execution and approval rows exist already.
@@ -103,43 +163,13 @@ export async function pauseForApproval(
       // Its lease ends here: a paused run is no run in flight, and the sweeper must not settle it.
       const released = await tx.$executeRaw`delete from run_leases where id = ${executionId}::uuid`;
       if (released !== 1) throw new AppError("server_error", RUN_LOST.message);
-      if (state.kind === "conversation" && state.conversationId && !continued) {
-        await tx.$executeRaw`insert into conversations (id, organization_id, app_id, started_by, end_user_id, portal_id, title, created_at, updated_at)
-          values (${state.conversationId}::uuid, ${organizationId}::uuid, ${state.appId}::uuid, ${state.actor},
-            ${state.endUserId}::uuid, ${state.portalId}::uuid, ${run.title ?? ""}, now(), now())
-          on conflict (id) do update set updated_at = now()`;
-        // The turn's files are its conversation's from now: no other turn takes them while it
-        // waits, and they go with the conversation (retention, erasure) even if it never ends.
-        if (state.attachmentIds?.length)
-          await tx.$executeRaw`update attachments set conversation_id = ${state.conversationId}::uuid
-            where id = any(${state.attachmentIds}::uuid[]) and organization_id = ${organizationId}::uuid`;
-      }
-      const fields = {
-        status: "awaiting_approval",
+      if (state.kind === "conversation" && state.conversationId && !continued)
+        await keepPausedConversation(tx, organizationId, state.conversationId, state, run.title);
+      const row = await writePausedExecution(tx, organizationId, executionId, state, {
         credits: held.credits,
-        latencyMs: Math.round(state.latencyMs),
-        trace: state.trace as unknown as Prisma.InputJsonValue,
-        usage: usage as unknown as Prisma.InputJsonValue,
-      };
-      const row = continued
-        ? await tx.execution.update({ where: { id: executionId, organizationId }, data: fields })
-        : await tx.execution.create({
-            data: {
-              ...fields,
-              id: executionId,
-              organizationId,
-              kind: state.kind,
-              itemId: state.appId,
-              itemKind: "app",
-              versionId: state.versionId,
-              conversationId: state.conversationId,
-              input: state.input,
-              output: "",
-              actor: state.actor,
-              endUserId: state.endUserId,
-              portalId: state.portalId,
-            },
-          });
+        usage,
+        continued,
+      });
       const approval = {
         flowId: pause.flowId,
         nodeId: pause.nodeId,
