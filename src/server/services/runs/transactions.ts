@@ -34,6 +34,46 @@ export function replyObject(reply: string): Record<string, unknown> {
   }
 }
 
+/** The transaction's run context and its charge (402 when the credits do not cover it; nothing runs then). */
+async function startTransactionRun(
+  db: Db,
+  actor: Actor,
+  input: z.infer<typeof TransactionInput>,
+  app: AppRun["app"],
+  runner: AppRun["runner"],
+) {
+  const started = performance.now();
+  const ctx = newRunContext(db, actor.organizationId);
+  ctx.pausable = true;
+  const executionId = randomUUID();
+  const billed = await BilledRun.start(
+    db,
+    ctx,
+    {
+      organizationId: actor.organizationId,
+      endUserId: runner.endUserId,
+      usage: { appId: input.appId, portalId: runner.portalId },
+    },
+    TRANSACTION_CREDITS,
+    {
+      id: executionId,
+      kind: "transaction",
+      itemId: input.appId,
+      itemKind: "app",
+      versionId: app.versionId,
+      conversationId: null,
+      input: JSON.stringify(input.input),
+      endUserId: runner.endUserId,
+      portalId: runner.portalId,
+      actor: actorLabel(actor),
+    },
+    modelsOfApp(app),
+  );
+  return { ctx, billed, executionId, started };
+}
+
+type AppRun = Awaited<ReturnType<typeof appRunFor>>;
+
 /**
  * Refusals in the contract's order: the app (not_found, service_disabled), the end user it is
  * for (not_found), the input, then credits (402); nothing runs or is charged after a refusal.
@@ -48,33 +88,7 @@ export const transact = guarded(
         problems.map((p) => ({ path: `input${p.pointer.replace(/\//g, ".")}`.replace(/\.$/, ""), message: p.message })),
       );
 
-    const started = performance.now();
-    const ctx = newRunContext(db, actor.organizationId);
-    ctx.pausable = true;
-    const executionId = randomUUID();
-    const billed = await BilledRun.start(
-      db,
-      ctx,
-      {
-        organizationId: actor.organizationId,
-        endUserId: runner.endUserId,
-        usage: { appId: input.appId, portalId: runner.portalId },
-      },
-      TRANSACTION_CREDITS,
-      {
-        id: executionId,
-        kind: "transaction",
-        itemId: input.appId,
-        itemKind: "app",
-        versionId: app.versionId,
-        conversationId: null,
-        input: JSON.stringify(input.input),
-        endUserId: runner.endUserId,
-        portalId: runner.portalId,
-        actor: actorLabel(actor),
-      },
-      modelsOfApp(app),
-    );
+    const { ctx, billed, executionId, started } = await startTransactionRun(db, actor, input, app, runner);
     const message = transactionMessage(input.input, api.outputSchema);
     const record = (reply: string): RunRecord => ({
       kind: "transaction",
