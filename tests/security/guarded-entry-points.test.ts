@@ -42,9 +42,6 @@ const PUBLIC_PROCEDURES = [
 const UNGUARDED: Record<string, string> = {
   "runs/executions.recordExecution": "records a run for the guarded service that started it",
   "support/knowledge-access.findKnowledgebase": "a lookup the guarded knowledge services share",
-  "builder/builder-shared.findItem": "the item lookup the guarded builder services share",
-  "builder/evaluation-shared.assertItem": "the item lookup the guarded evaluation services share",
-  "builder/evaluation-shared.findDataset": "the dataset lookup the guarded evaluation services share",
   "support/knowledge-access.refuseOverPlanCap": "a plan cap check inside a guarded create",
   "support/knowledge-access.reviewsWritesOf": "decides whether a guarded write waits for review",
   "portal/portal-access.runFor": "the access rule converse and transact apply after their guard",

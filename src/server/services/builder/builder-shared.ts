@@ -64,13 +64,14 @@ export function notFound(kind: BuilderKind): AppError {
   return new AppError("not_found", `No ${kind} with that id in this organization.`);
 }
 
+/** The organization's item of that kind, or not_found. */
 export async function findItem(
   db: Db | Prisma.TransactionClient,
-  actor: Actor,
+  organizationId: string,
   kind: BuilderKind,
   id: string,
 ): Promise<ItemRow> {
-  const row = await db.builderItem.findFirst({ where: { id, organizationId: actor.organizationId, kind } });
+  const row = await db.builderItem.findFirst({ where: { id, organizationId, kind } });
   if (!row) throw notFound(kind);
   return row;
 }

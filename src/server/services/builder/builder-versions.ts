@@ -48,7 +48,7 @@ async function lockItem(tx: Prisma.TransactionClient, actor: Actor, kind: Builde
   const locked = await tx.$queryRaw<{ id: string }[]>`
     SELECT id FROM builder_items WHERE id = ${id}::uuid AND organization_id = ${actor.organizationId}::uuid AND kind = ${kind}::"BuilderKind" FOR UPDATE`;
   if (locked.length === 0) throw notFound(kind);
-  return findItem(tx, actor, kind, id);
+  return findItem(tx, actor.organizationId, kind, id);
 }
 
 /**
@@ -60,7 +60,7 @@ export const publishItem = guardedByKind(
   writesKind,
   async function publishItem(db: Db, actor: Actor, kind: BuilderKind, id: string, input: PublishInput) {
     const spec = KIND_SPECS[kind];
-    await findItem(db, actor, kind, id); // not_found before any lock
+    await findItem(db, actor.organizationId, kind, id); // not_found before any lock
     return db.$transaction(
       async (tx) => {
         const row = await lockItem(tx, actor, kind, id);
@@ -121,7 +121,7 @@ export const publishItem = guardedByKind(
 export const deployVersion = guardedByKind(
   writesKind,
   async function deployVersion(db: Db, actor: Actor, kind: BuilderKind, id: string, versionId: string) {
-    await findItem(db, actor, kind, id);
+    await findItem(db, actor.organizationId, kind, id);
     return db.$transaction(
       async (tx) => {
         const row = await lockItem(tx, actor, kind, id);
@@ -169,7 +169,7 @@ export const listVersions = guardedByKind(
     id: string,
     query: { limit: number; cursor?: string; order?: "oldest" | "newest" },
   ) {
-    const row = await findItem(db, actor, kind, id);
+    const row = await findItem(db, actor.organizationId, kind, id);
     const newest = query.order === "newest";
     if (query.cursor) {
       const position = decodeCursor(query.cursor);

@@ -97,7 +97,7 @@ export const createItem = guardedByKind(
 export const getDraft = guardedByKind(
   readsKind,
   async function getDraft(db: Db, actor: Actor, kind: BuilderKind, id: string): Promise<Doc> {
-    return draftView(db, await findItem(db, actor, kind, id));
+    return draftView(db, await findItem(db, actor.organizationId, kind, id));
   },
 );
 
@@ -105,7 +105,7 @@ export const getDraft = guardedByKind(
 export const getLive = guardedByKind(
   readsKind,
   async function getLive(db: Db, actor: Actor, kind: BuilderKind, id: string): Promise<Doc> {
-    const row = await findItem(db, actor, kind, id);
+    const row = await findItem(db, actor.organizationId, kind, id);
     if (!row.productionVersionId) throw notFound(kind);
     const version = await db.builderVersion.findFirst({
       where: { id: row.productionVersionId, organizationId: actor.organizationId },

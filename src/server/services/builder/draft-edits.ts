@@ -84,7 +84,7 @@ export const patchDraft = guardedByKind(
     const changed = Object.keys(patch).filter((key) => patch[key] !== undefined);
     const guarded = precondition.expectedUpdatedAt !== undefined || precondition.ifUnmodifiedSince !== undefined;
     for (let attempt = 0; attempt < 5; attempt++) {
-      const row = await findItem(db, actor, kind, id);
+      const row = await findItem(db, actor.organizationId, kind, id);
       checkPrecondition(kind, row, precondition);
       const draft = spec.document.parse(spec.normalize(mergePatch(row.draft as Doc, patch, spec.mergeKeys)));
       await spec.validateDraft(db, actor.organizationId, draft, new Set(changed));

@@ -45,7 +45,7 @@ export const importDataset = guardedByKind(
     kind: BuilderKind,
     input: z.infer<typeof ImportDatasetInput>,
   ): Promise<EvalDataset> {
-    const item = await assertItem(db, actor, kind, input.id);
+    const item = await assertItem(db, actor.organizationId, kind, input.id);
     const cases = await parseDataset(input.format, input.content);
     const kept = await db.evalDataset.count({ where: { organizationId: actor.organizationId, itemId: input.id } });
     if (kept >= EVAL_LIMITS.datasetsPerItem)
@@ -94,7 +94,7 @@ export const importDataset = guardedByKind(
 export const listDatasets = guardedByKind(
   readsKind,
   async function listDatasets(db: Db, actor: Actor, kind: BuilderKind, input: z.infer<typeof ListDatasetsInput>) {
-    await assertItem(db, actor, kind, input.id);
+    await assertItem(db, actor.organizationId, kind, input.id);
     const rows = await db.evalDataset.findMany({
       where: { organizationId: actor.organizationId, itemId: input.id, ...afterCursor(input.cursor) },
       orderBy: CURSOR_ORDER,
@@ -108,7 +108,7 @@ export const listDatasets = guardedByKind(
 export const listDatasetCases = guardedByKind(
   readsKind,
   async function listDatasetCases(db: Db, actor: Actor, kind: BuilderKind, input: z.infer<typeof DatasetCasesInput>) {
-    await findDataset(db, actor, kind, input.id, input.datasetId);
+    await findDataset(db, actor.organizationId, kind, input.id, input.datasetId);
     const after = input.cursor && /^\d{1,7}$/.test(input.cursor) ? Number(input.cursor) : 0;
     const rows = await db.evalCase.findMany({
       where: { datasetId: input.datasetId, position: { gt: after } },
@@ -132,7 +132,7 @@ export const deleteDataset = guardedByKind(
     kind: BuilderKind,
     input: z.infer<typeof DatasetInput>,
   ): Promise<void> {
-    const item = await assertItem(db, actor, kind, input.id);
+    const item = await assertItem(db, actor.organizationId, kind, input.id);
     await recorded(
       db,
       actor,

@@ -85,7 +85,7 @@ async function summaries(db: Db, rows: RunRow[]): Promise<EvalRunSummary[]> {
 }
 
 async function findRun(db: Db, actor: Actor, kind: BuilderKind, id: string, runId: string): Promise<RunRow> {
-  await assertItem(db, actor, kind, id);
+  await assertItem(db, actor.organizationId, kind, id);
   const row = await db.evalRun.findFirst({
     where: { id: runId, organizationId: actor.organizationId, itemId: id },
     include: { dataset: { select: { name: true } } },
@@ -109,7 +109,7 @@ export const startEvalRun = guardedByKind(
     input: z.infer<typeof StartEvalRunInput>,
   ): Promise<EvalRunSummary> {
     await assertQualityChecker(db, actor.organizationId);
-    const dataset = await findDataset(db, actor, kind, input.id, input.datasetId);
+    const dataset = await findDataset(db, actor.organizationId, kind, input.id, input.datasetId);
     let version: { id: string; number: number } | null = null;
     if (input.version !== undefined) {
       version = isUuid(input.version)
@@ -152,7 +152,7 @@ export const startEvalRun = guardedByKind(
 export const listEvalRuns = guardedByKind(
   readsKind,
   async function listEvalRuns(db: Db, actor: Actor, kind: BuilderKind, input: z.infer<typeof ListEvalRunsInput>) {
-    await assertItem(db, actor, kind, input.id);
+    await assertItem(db, actor.organizationId, kind, input.id);
     const rows = await db.evalRun.findMany({
       where: { organizationId: actor.organizationId, itemId: input.id, ...afterCursor(input.cursor) },
       orderBy: CURSOR_ORDER,
