@@ -1,5 +1,12 @@
 // An end user's own conversations (the portal): listed, read, renamed and hidden; never anyone else's.
+import type { z } from "zod";
 import { isUuid } from "@/schemas/common";
+import type {
+  DeletePortalConversationInput,
+  GetPortalConversationInput,
+  ListPortalConversationsInput,
+  RenamePortalConversationInput,
+} from "@/schemas/portal/portal";
 import type { EndUserActor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
@@ -12,7 +19,7 @@ import { citationsOf, messageAttachments } from "./conversation-shared";
 export async function listEndUserConversations(
   db: Db,
   actor: EndUserActor,
-  input: { limit: number; cursor?: string; q?: string; appId?: string },
+  input: Omit<z.infer<typeof ListPortalConversationsInput>, "portal">,
 ) {
   // The cursor pairs (updatedAt, id) of the last conversation handed out.
   const cursor = input.cursor ? decodeCursor(input.cursor) : null;
@@ -79,7 +86,7 @@ async function ownConversation(db: Db, actor: EndUserActor, conversationId: stri
 export async function renameEndUserConversation(
   db: Db,
   actor: EndUserActor,
-  input: { conversationId: string; title: string },
+  input: Omit<z.infer<typeof RenamePortalConversationInput>, "portal">,
 ) {
   const conversation = await ownConversation(db, actor, input.conversationId);
   const title = input.title.trim();
@@ -104,7 +111,11 @@ export async function renameEndUserConversation(
 }
 
 /** Deletes a conversation for its end user only: hidden from them, kept for the organization (executions, console). */
-export async function hideEndUserConversation(db: Db, actor: EndUserActor, input: { conversationId: string }) {
+export async function hideEndUserConversation(
+  db: Db,
+  actor: EndUserActor,
+  input: Omit<z.infer<typeof DeletePortalConversationInput>, "portal">,
+) {
   const conversation = await ownConversation(db, actor, input.conversationId);
   await db.$transaction([
     db.conversation.updateMany({
@@ -120,7 +131,11 @@ export async function hideEndUserConversation(db: Db, actor: EndUserActor, input
 }
 
 /** One of the end user's conversations with its messages; anyone else's answers not_found. */
-export async function getEndUserConversation(db: Db, actor: EndUserActor, input: { conversationId: string }) {
+export async function getEndUserConversation(
+  db: Db,
+  actor: EndUserActor,
+  input: Omit<z.infer<typeof GetPortalConversationInput>, "portal">,
+) {
   const conversation = await ownConversation(db, actor, input.conversationId);
   const [messages, names, files] = await Promise.all([
     db.conversationMessage.findMany({
