@@ -18,7 +18,7 @@ import { migrate } from "@/server/database/migrate";
 import { closeDb, createDb, type Db } from "@/server/db";
 import { createApiKey } from "@/server/services/identity/api-keys";
 import { createOrganization } from "@/server/services/org/organizations";
-import { effectiveAccess } from "@/server/services/portal/portal-access";
+import { effectiveAccess } from "@/server/services/portal/effective-access";
 import { createTierPlan } from "@/server/services/provisioning/tier-plans";
 import { createUserGroup } from "@/server/services/provisioning/user-groups";
 

@@ -104,7 +104,7 @@ export interface LastChangeLike {
 
 /**
  * What changed, in words. A draft update's summary is "Changed <field>, <field>" (written by
- * src/server/services/builder/builder.ts); the other summaries are already words.
+ * src/server/services/builder/draft-edits.ts); the other summaries are already words.
  */
 export function changeWhat(change: Pick<LastChangeLike, "action" | "summary">): string {
   if (change.action === "draft_updated") {

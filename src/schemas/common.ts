@@ -137,3 +137,5 @@ export const messageText = plainText(MAX_MESSAGE_CHARS)
   .min(1, { error: "Required: a message that is not only whitespace", abort: true })
   // `\S` is what trim() keeps; the OpenAPI document shows it as `pattern` beside `minLength: 1`.
   .regex(/\S/, "Required: a message that is not only whitespace");
+
+export const OkOutput = z.object({ ok: z.literal(true) });

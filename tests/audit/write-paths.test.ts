@@ -22,7 +22,8 @@ import * as approvals from "@/server/services/runs/approvals";
 import * as creditRequests from "@/server/services/provisioning/credit-requests";
 import * as builder from "@/server/services/builder/builder";
 import * as builderTemplates from "@/server/services/builder/builder-templates";
-import * as conversations from "@/server/services/runs/conversations";
+import * as builderVersions from "@/server/services/builder/builder-versions";
+import * as draftEdits from "@/server/services/builder/draft-edits";
 import * as directory from "@/server/services/identity/directory";
 import * as directoryGroups from "@/server/services/identity/directory-groups";
 import * as directoryUsers from "@/server/services/identity/directory-users";
@@ -34,9 +35,10 @@ import * as endUserReads from "@/server/services/provisioning/end-user-reads";
 import * as endUserSubscriptions from "@/server/services/provisioning/end-user-subscriptions";
 import * as endUserBatches from "@/server/services/provisioning/end-user-batches";
 import * as endUserData from "@/server/services/provisioning/end-user-data";
-import * as evaluations from "@/server/services/builder/evaluations";
+import * as evalDatasets from "@/server/services/builder/eval-datasets";
 import * as invitations from "@/server/services/identity/invitations";
 import * as knowledgebases from "@/server/services/knowledge/knowledgebases";
+import * as messageFeedback from "@/server/services/runs/message-feedback";
 import * as mcpConnections from "@/server/services/org/mcp-connections";
 import * as members from "@/server/services/identity/members";
 import * as mfa from "@/server/services/identity/mfa";
@@ -47,6 +49,7 @@ import * as organizations from "@/server/services/org/organizations";
 import * as pages from "@/server/services/knowledge/pages";
 import * as pageEdits from "@/server/services/knowledge/page-edits";
 import * as portals from "@/server/services/portal/portals";
+import * as portalAdmissions from "@/server/services/portal/portal-admissions";
 import * as reviews from "@/server/services/knowledge/reviews";
 import * as sources from "@/server/services/knowledge/sources";
 import * as testSuites from "@/server/services/builder/test-suites";
@@ -426,7 +429,7 @@ const WRITES: Record<string, Scenario> = {
     "file.upload"
   ),
   setMessageFeedback: async (w) => (
-    await conversations.setMessageFeedback(db(), w.op, { messageId: await assistantMessage(w), rating: "up" }),
+    await messageFeedback.setMessageFeedback(db(), w.op, { messageId: await assistantMessage(w), rating: "up" }),
     "execution.feedback"
   ),
   grantBonusCredits: async (w) => {
@@ -488,14 +491,14 @@ const WRITES: Record<string, Scenario> = {
     "app.create"
   ),
   patchDraft: async (w) => (
-    await builder.patchDraft(db(), w.op, "agent", await agent(w), { description: "Changed" }),
+    await draftEdits.patchDraft(db(), w.op, "agent", await agent(w), { description: "Changed" }),
     "agent.draft_update"
   ),
-  publishItem: async (w) => (await builder.publishItem(db(), w.op, "app", w.appId, {}), "app.publish"),
+  publishItem: async (w) => (await builderVersions.publishItem(db(), w.op, "app", w.appId, {}), "app.publish"),
   deployVersion: async (w) => {
     const id = await agent(w);
-    const { version } = await builder.publishItem(db(), w.op, "agent", id, { deployToProduction: false });
-    await builder.deployVersion(db(), w.op, "agent", id, version.id);
+    const { version } = await builderVersions.publishItem(db(), w.op, "agent", id, { deployToProduction: false });
+    await builderVersions.deployVersion(db(), w.op, "agent", id, version.id);
     return "agent.deploy";
   },
   saveTestSuite: async (w) => (
@@ -507,7 +510,7 @@ const WRITES: Record<string, Scenario> = {
     "agent.tests_update"
   ),
   importDataset: async (w) => (
-    await evaluations.importDataset(db(), w.op, "agent", {
+    await evalDatasets.importDataset(db(), w.op, "agent", {
       id: await agent(w),
       name: "Cases",
       format: "jsonl",
@@ -517,13 +520,13 @@ const WRITES: Record<string, Scenario> = {
   ),
   deleteDataset: async (w) => {
     const id = await agent(w);
-    const dataset = await evaluations.importDataset(db(), w.op, "agent", {
+    const dataset = await evalDatasets.importDataset(db(), w.op, "agent", {
       id,
       name: "Cases",
       format: "jsonl",
       content: '{"input":"Hi"}',
     });
-    await evaluations.deleteDataset(db(), w.op, "agent", { id, datasetId: dataset.id });
+    await evalDatasets.deleteDataset(db(), w.op, "agent", { id, datasetId: dataset.id });
     return "agent.dataset_delete";
   },
   deleteItem: async (w) => (await builder.deleteItem(db(), w.op, "agent", await agent(w)), "agent.delete"),
@@ -726,14 +729,14 @@ const WRITES: Record<string, Scenario> = {
   ),
   admitGroup: async (w) => {
     const portal = await portals.createPortal(db(), w.op, { name: name("Portal") });
-    await portals.admitGroup(db(), w.op, { portalId: portal.id, groupId: (await group(w)).id });
+    await portalAdmissions.admitGroup(db(), w.op, { portalId: portal.id, groupId: (await group(w)).id });
     return "portal.admission_add";
   },
   removeAdmission: async (w) => {
     const portal = await portals.createPortal(db(), w.op, { name: name("Portal") });
     const { id: groupId } = await group(w);
-    await portals.admitGroup(db(), w.op, { portalId: portal.id, groupId });
-    await portals.removeAdmission(db(), w.op, { portalId: portal.id, groupId });
+    await portalAdmissions.admitGroup(db(), w.op, { portalId: portal.id, groupId });
+    await portalAdmissions.removeAdmission(db(), w.op, { portalId: portal.id, groupId });
     return "portal.admission_remove";
   },
   approveReview: async (w) => (

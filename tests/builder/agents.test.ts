@@ -1,6 +1,6 @@
 // Agents through the REST and console doors: drafts, validation, conflicts, versions,
 // publishing (also concurrently), rollback, delete and who may do what. The rules are shared by
-// flows and apps (services/builder/builder.ts); flows.test.ts and apps.test.ts cover what differs.
+// flows and apps (services/builder/); flows.test.ts and apps.test.ts cover what differs.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { addPerson, api, expectError, issueKey, newOrganization, signInCookie, trpc, trpcErrorCode } from "../helpers";

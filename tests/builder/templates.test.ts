@@ -12,7 +12,8 @@ vi.hoisted(() => {
 
 import { NODE_TYPES } from "@/schemas/builder/builder";
 import { getDb } from "@/server/db";
-import { patchDraft, publishItem } from "@/server/services/builder/builder";
+import { publishItem } from "@/server/services/builder/builder-versions";
+import { patchDraft } from "@/server/services/builder/draft-edits";
 import { copyBuilderTemplate, listBuilderTemplates } from "@/server/services/builder/builder-templates";
 import { previewDraft } from "@/server/services/builder/draft-preview";
 import { addPerson, newOrganization, signInCookie, trpc, trpcErrorCode, type Tenant } from "../helpers";

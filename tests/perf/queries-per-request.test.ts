@@ -9,7 +9,7 @@ import { changeMemberRole, removeMember } from "@/server/services/identity/membe
 import { createModelProvider } from "@/server/services/org/model-providers";
 import { updateOrganization } from "@/server/services/org/organizations";
 import { revokeApiKey } from "@/server/services/identity/api-keys";
-import { storeRunEvents, type EventBatch } from "@/server/services/runs/conversation-runs";
+import { storeRunEvents, type EventBatch } from "@/server/services/runs/run-events";
 import { addPerson, api, expectError, isCounterSweep, issueKey, newOrganization, type Handler } from "../helpers";
 import { email, newGroup, newPlan } from "../provisioning-helpers";
 import { newKnowledgebase, newPage } from "../knowledge-helpers";

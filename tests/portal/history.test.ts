@@ -2,7 +2,7 @@
 // rename and delete (hidden from them only), and nobody else's conversations.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { conversationTitle } from "@/server/services/runs/conversations";
+import { conversationTitle } from "@/server/services/runs/save-turn";
 import { api } from "../helpers";
 import { readEvents } from "../runtime-helpers";
 import { clientAddress, errorCode, portalCall, portalChat, portalScenario, signIn } from "./helpers";

@@ -4,7 +4,8 @@
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { updateOrganization } from "@/server/services/org/organizations";
-import { appsUsableBy, effectiveAccess } from "@/server/services/portal/portal-access";
+import { effectiveAccess } from "@/server/services/portal/effective-access";
+import { appsUsableBy } from "@/server/services/portal/portal-access";
 import { create } from "../builder-helpers";
 import { api, signInCookie, trpc, trpcErrorCode } from "../helpers";
 import { accessEndUser, accessGroup, accessWorld, newPlan, type AccessWorld } from "../provisioning-helpers";

@@ -11,7 +11,7 @@ vi.hoisted(() => {
 });
 
 import { getDb } from "@/server/db";
-import { effectiveAccess } from "@/server/services/portal/portal-access";
+import { effectiveAccess } from "@/server/services/portal/effective-access";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
 import { api, expectError } from "../helpers";
 import { portalScenario } from "../portal/helpers";

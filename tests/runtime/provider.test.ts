@@ -30,7 +30,7 @@ it("streams a provider model's tokens as delta events", async () => {
   const events = await readEvents(response);
   expect(events.at(-1)!.event).toBe("done");
   const deltas = events.filter((e) => e.event === "delta").map((e) => JSON.parse(e.data).text as string);
-  // Tokens that arrive faster than they are stored go out merged (services/runs/conversation-runs.ts);
+  // Tokens that arrive faster than they are stored go out merged (services/runs/run-events.ts);
   // a slow provider's tokens go out one by one (tests/runtime/resume.test.ts).
   expect(deltas.length).toBeGreaterThan(0);
   expect(deltas.join("")).toBe("Refunds take fourteen days, says the provider.");

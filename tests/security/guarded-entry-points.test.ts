@@ -15,7 +15,8 @@ import { authorize, requiredCapability, type Requirement } from "@/server/auth/a
 import { guarded, guardedByKind } from "@/server/auth/guarded";
 import { getDb } from "@/server/db";
 import { toAppError } from "@/server/errors";
-import { createItem, deleteItem, getDraft, listItems } from "@/server/services/builder/builder";
+import { createItem, deleteItem, getDraft } from "@/server/services/builder/builder";
+import { listItems } from "@/server/services/builder/builder-lists";
 import { listEndUsers } from "@/server/services/provisioning/end-user-reads";
 import { createKnowledgebase } from "@/server/services/knowledge/knowledgebases";
 import { addMember, listMembers } from "@/server/services/identity/members";
@@ -46,16 +47,16 @@ const UNGUARDED: Record<string, string> = {
   "support/knowledge-access.reviewsWritesOf": "decides whether a guarded write waits for review",
   "portal/portal-access.runFor": "the access rule converse and transact apply after their guard",
   "runs/conversations.appRunFor": "the first refusals converse and transact share after their guard, runFor among them",
-  "portal/portal-access.listPortalApps": "the portal door's; its end user is checked by the portal session",
-  "runs/conversations.listEndUserConversations": "the portal door's; only the end user's own conversations",
-  "runs/conversations.getEndUserConversation": "the portal door's; only the end user's own conversation",
-  "runs/conversations.renameEndUserConversation": "the portal door's; only the end user's own conversation",
-  "runs/conversations.hideEndUserConversation": "the portal door's; only the end user's own conversation",
+  "portal/portal-apps.listPortalApps": "the portal door's; its end user is checked by the portal session",
+  "runs/end-user-conversations.listEndUserConversations": "the portal door's; only the end user's own conversations",
+  "runs/end-user-conversations.getEndUserConversation": "the portal door's; only the end user's own conversation",
+  "runs/end-user-conversations.renameEndUserConversation": "the portal door's; only the end user's own conversation",
+  "runs/end-user-conversations.hideEndUserConversation": "the portal door's; only the end user's own conversation",
   "runs/conversation-runs.startConversationRun": "starts the run through the guarded converse",
   "runs/conversation-runs.findRun": "the lookup the guarded open and cancel share",
-  "runs/attachments.resolveTurnFiles": "the files of the guarded converse's turn, checked for the turn's owner",
-  "runs/conversations.saveTurn": "writes the turn of the guarded converse (or its continuation after an approval)",
-  "runs/approvals.pauseForApproval": "records the pause of a run the guarded converse or transact started",
+  "runs/turn-files.resolveTurnFiles": "the files of the guarded converse's turn, checked for the turn's owner",
+  "runs/save-turn.saveTurn": "writes the turn of the guarded converse (or its continuation after an approval)",
+  "runs/approval-pause.pauseForApproval": "records the pause of a run the guarded converse or transact started",
   "runs/executions.announceCompleted": "announces the end of a run the guarded converse or transact started",
   "identity/members.lockOutForReset": "the role rules and lock-out the guarded password resets share",
   "org/events.recordEvent": "records the change of the guarded service that makes it, in its transaction",

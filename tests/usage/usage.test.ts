@@ -3,7 +3,9 @@
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { USAGE_METRICS } from "@/schemas/runs/usage";
-import { getUsage, recordRefusal, recordRunUsage } from "@/server/services/runs/usage";
+import { recordRefusal } from "@/server/services/runs/run-refusals";
+import { getUsage } from "@/server/services/runs/usage";
+import { recordRunUsage } from "@/server/services/runs/usage-records";
 import { create, publish } from "../builder-helpers";
 import { api, expectError, issueKey, newOrganization, signInCookie, trpc } from "../helpers";
 import { newKnowledgebase } from "../knowledge-helpers";

@@ -3,7 +3,7 @@
 // (format, minimum, title, additionalProperties…) ride along on their field untouched; a schema the
 // form cannot show (oneOf, $ref, patternProperties…) is refused with one sentence saying why, and
 // the editor keeps it as raw JSON. The server accepts any JSON object whose `type`, `properties` and
-// `required` are well formed (src/server/services/support/builder-kinds.ts, checkJsonSchema) and
+// `required` are well formed (src/server/services/support/app-kind.ts, checkJsonSchema) and
 // validates transactions with Ajv, so the form only writes standard types and keywords.
 
 import { MAX_APP_SCHEMA_CHARS } from "@/schemas/limits";

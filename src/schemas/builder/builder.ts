@@ -602,3 +602,5 @@ export const VersionWithDocument = Version.extend({
 });
 
 export { NextCursor };
+
+export const ListVersionsOutput = z.object({ versions: z.array(VersionWithDocument), nextCursor: NextCursor });

@@ -153,3 +153,6 @@ export const EvalComparison = z
       .meta({ description: "Cases done in both runs whose outcome differs: `fixed` now passes, `broken` now fails" }),
   })
   .meta({ id: "EvalComparison" });
+
+export const EvalDatasetOutput = z.object({ dataset: EvalDataset });
+export const EvalRunOutput = z.object({ run: EvalRunSummary });

@@ -53,3 +53,4 @@ export const DirectoryTokenCreated = DirectoryToken.extend({ secret: z.string() 
 
 export const SetDirectoryDefaultPlanInput = z.strictObject({ tierPlanId: Uuid.nullable() });
 export type SetDirectoryDefaultPlanInput = z.infer<typeof SetDirectoryDefaultPlanInput>;
+export const DirectoryDefaultPlanOutput = z.object({ defaultPlanId: z.uuid().nullable() });

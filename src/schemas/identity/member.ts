@@ -2,6 +2,8 @@ import { z } from "zod";
 import { Role } from "./auth";
 import { ListQuery, NextCursor, Timestamp, Uuid } from "../common";
 import { MAX_EMAIL_CHARS, MAX_PASSWORD_CHARS } from "../limits";
+import { Organization } from "../org/organization";
+import { MfaChallenge } from "./mfa";
 
 export const Member = z.object({
   id: Uuid,
@@ -78,3 +80,11 @@ export const ChangePasswordInput = z.strictObject({
   newPassword: NewPassword,
 });
 export type ChangePasswordInput = z.infer<typeof ChangePasswordInput>;
+
+export const MemberOutput = z.object({ member: Member });
+/** The signed-in member and their organization (the console's `auth.me`). */
+export const ConsoleMeOutput = z.object({
+  member: Member.pick({ id: true, email: true, role: true }),
+  organization: Organization,
+});
+export const AcceptInvitationOutput = z.object({ member: Member, mfa: MfaChallenge.optional() });

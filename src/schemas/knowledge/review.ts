@@ -55,3 +55,5 @@ export const ApproveReviewsOutput = z.object({
   failed: z.array(z.object({ reviewId: Uuid, code: z.string(), message: z.string() })),
 });
 export type ApproveReviewsOutput = z.infer<typeof ApproveReviewsOutput>;
+
+export const ReviewOutput = z.object({ review: Review });

@@ -52,3 +52,5 @@ export function turnCredits(
   );
   return Math.max(price.minimumCredits, metered);
 }
+
+export const ModelPriceOutput = z.object({ modelPrice: ModelPrice });

@@ -87,6 +87,7 @@ export const MarkNotificationsReadInput = z.strictObject({
   all: z.boolean().default(false),
 });
 export type MarkNotificationsReadInput = z.input<typeof MarkNotificationsReadInput>;
+export const MarkNotificationsReadOutput = z.object({ marked: z.number().int() });
 
 export const NotificationEmailSettings = z.object({
   kinds: z.array(z.object({ kind: NotificationKind, label: z.string(), email: z.boolean() })),

@@ -138,3 +138,7 @@ export const WebhookTestEventOutput = z
   })
   .meta({ id: "WebhookTestEvent" });
 export type WebhookTestEventOutput = z.infer<typeof WebhookTestEventOutput>;
+
+export const WebhookEndpointOutput = z.object({ endpoint: WebhookEndpoint });
+export const WebhookSecretOutput = z.object({ secret: WebhookSecret });
+export const WebhookDeliveryOutput = z.object({ delivery: WebhookDelivery });

@@ -1,7 +1,17 @@
 // Portals: their look and settings (console and REST), and the portal door's own procedures
 // for end users (sign-in by email code, their apps, conversations and credits).
 import { z } from "zod";
-import { emailAddress, ListQuery, NameQuery, nameText, NextCursor, plainText, Timestamp, Uuid } from "../common";
+import {
+  emailAddress,
+  ListQuery,
+  NameQuery,
+  nameText,
+  NextCursor,
+  OkOutput,
+  plainText,
+  Timestamp,
+  Uuid,
+} from "../common";
 import { MAX_GREETING_CHARS, MAX_PORTAL_SLUG_CHARS, MAX_URL_CHARS } from "../limits";
 import { CreditRequest, CreditRequestMessage } from "../provisioning/credits";
 import { Citation, FeedbackBody } from "../runs/runtime";
@@ -287,7 +297,7 @@ export const VerifyCodeInput = z.strictObject({ portal: PortalRef, email: Portal
 export const PortalEndUser = z.object({ id: Uuid, email: z.string(), fullName: z.string() });
 export type PortalEndUser = z.infer<typeof PortalEndUser>;
 export const VerifyCodeOutput = z.object({ endUser: PortalEndUser });
-export const SignOutOutput = z.object({ ok: z.literal(true) });
+export const SignOutOutput = OkOutput;
 
 export const PublicPortal = z.object({
   id: Uuid,
@@ -372,7 +382,7 @@ export const ListPortalConversationsOutput = z.object({
 export const PortalFeedbackInput = FeedbackBody.extend({ portal: PortalRef, messageId: Uuid });
 
 export const RenamePortalConversationOutput = z.object({ conversation: PortalConversationSummary });
-export const DeletePortalConversationOutput = z.object({ ok: z.literal(true) });
+export const DeletePortalConversationOutput = OkOutput;
 
 export const GetPortalConversationInput = z.strictObject({ portal: PortalRef, conversationId: Uuid });
 /** A file a sent turn carried, as the transcript shows it. */
@@ -405,3 +415,6 @@ export const GetPortalConversationOutput = z.object({
     messages: z.array(PortalMessage),
   }),
 });
+
+export const PortalOutput = z.object({ portal: Portal });
+export const PortalDetailOutput = z.object({ portal: PortalDetail });

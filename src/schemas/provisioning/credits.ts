@@ -63,3 +63,5 @@ export const CreditLedgerInput = z.strictObject({
 });
 export type CreditLedgerInput = z.infer<typeof CreditLedgerInput>;
 export const CreditLedgerOutput = z.object({ entries: z.array(CreditLedgerEntry) });
+
+export const CreditRequestOutput = z.object({ creditRequest: CreditRequest });

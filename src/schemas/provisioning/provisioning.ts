@@ -276,3 +276,17 @@ export const PortalAdmission = z
   .meta({ id: "PortalAdmission" });
 export const AdmitGroupInput = z.strictObject({ portalId: Uuid, groupId: Uuid });
 export { CreatePortalInput, ListPortalsOutput, Portal } from "../portal/portal";
+
+export const UserGroupOutput = z.object({ userGroup: UserGroup });
+export const GroupMemberOutput = z.object({ member: GroupMember });
+export const GrantOutput = z.object({ grant: Grant });
+export const CreateTierPlanOutput = z.object({ tierPlan: TierPlan, group: UserGroup.optional() });
+export const TierPlanOutput = z.object({ tierPlan: TierPlan });
+export const EndUserDetailOutput = z.object({ endUser: EndUserDetail });
+export const EndUserOutput = z.object({ endUser: EndUser });
+export const SubscriptionOutput = z.object({ subscription: SubscriptionDetail });
+export const PortalAdmissionOutput = z.object({ admission: PortalAdmission });
+/** A group admitted to a portal, with its name (the portal's page). */
+export const PortalGroupAdmission = PortalAdmission.extend({ groupName: z.string() });
+/** A portal a group is admitted to, with its name (the group's page). */
+export const GroupPortalAdmission = PortalAdmission.extend({ portalName: z.string() });

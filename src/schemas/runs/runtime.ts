@@ -356,3 +356,9 @@ export const DecideApprovalInput = z.strictObject({
 });
 export const DecideApprovalOutput = z.object({ execution: Execution });
 export const ListApprovalsOutput = z.object({ approvals: z.array(Approval), total: z.number().int() });
+
+/** A conversation turn: the reply, or the run paused for an approval. */
+export const ConverseOutput = z.union([ConversationOutput, AwaitingApprovalOutput]);
+/** A transaction: its output, or the run paused for an approval. */
+export const TransactOutput = z.union([TransactionOutput, AwaitingApprovalOutput]);
+export const ExecutionOutput = z.object({ execution: Execution });

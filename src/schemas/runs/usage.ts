@@ -180,3 +180,16 @@ export function usageCsv(report: UsageReport): string {
   else for (const point of report.series) line(point, "", "");
   return `${rows.join("\r\n")}\r\n`;
 }
+
+/** End users closest to their pools' allowance (the console home). */
+export const EndUsersNearLimitOutput = z.object({
+  endUsers: z.array(
+    z.object({
+      id: z.string(),
+      email: z.string(),
+      fullName: z.string(),
+      used: z.number().int(),
+      allowance: z.number().int(),
+    }),
+  ),
+});

@@ -20,7 +20,7 @@ import {
   ConversationRunInput,
 } from "@/schemas/runs/runtime";
 import type { UploadedFile } from "@/server/services/runs/attachments";
-import { isAwaiting } from "@/server/services/runs/approvals";
+import { isAwaiting } from "@/server/services/runs/approval-pause";
 import { converse } from "@/server/services/runs/conversations";
 import type { Context, Meta } from "@/server/trpc/init";
 import { findRun } from "@/server/services/runs/conversation-runs";

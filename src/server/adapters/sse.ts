@@ -18,13 +18,13 @@ import {
   endAbandonedRun,
   finalEventSeq,
   isAbandoned,
-  isFinal,
   openConversationRun,
   READ_BATCH,
   readRunEvents,
   startConversationRun,
   type RunHooks,
 } from "@/server/services/runs/conversation-runs";
+import { isFinal } from "@/server/services/runs/run-events";
 
 export const HEARTBEAT_MS = 15_000;
 

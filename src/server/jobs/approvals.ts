@@ -12,13 +12,14 @@ import { isApprovalPause, newRunContext, runApp } from "@/server/runtime/run";
 import type { LeasedExecution } from "@/server/runtime/run-leases";
 import { wakeRun } from "@/server/runtime/run-hub";
 import { schemaProblems } from "@/server/runtime/json-schema";
-import { pauseForApproval, pricingOf, timeOutApprovals, type ApprovalState } from "@/server/services/runs/approvals";
-import { attachmentImages, attachmentPassages, pausedTurnFiles } from "@/server/services/runs/attachments";
-import { RunRecorder } from "@/server/services/runs/conversation-runs";
-import { saveTurn } from "@/server/services/runs/conversations";
+import { pauseForApproval, pricingOf, type ApprovalState } from "@/server/services/runs/approval-pause";
+import { timeOutApprovals } from "@/server/services/runs/approvals";
+import { attachmentImages, attachmentPassages, pausedTurnFiles } from "@/server/services/runs/turn-files";
+import { RunRecorder } from "@/server/services/runs/run-events";
+import { saveTurn } from "@/server/services/runs/save-turn";
 import { announceCompleted, type RunActor } from "@/server/services/runs/executions";
 import { replyObject } from "@/server/services/runs/transactions";
-import { recordRunUsage } from "@/server/services/runs/usage";
+import { recordRunUsage } from "@/server/services/runs/usage-records";
 import { startPollingWorker, type PollingWorker } from "./polling-worker";
 
 interface Claimed {

@@ -7,7 +7,7 @@ import { messageText, Uuid } from "@/schemas/common";
 import { turnFileIds } from "@/schemas/runs/attachment";
 import { pinnedVersion } from "@/schemas/runs/runtime";
 import { authorize } from "@/server/auth/authorize";
-import { isAwaiting } from "@/server/services/runs/approvals";
+import { isAwaiting } from "@/server/services/runs/approval-pause";
 import { converse } from "@/server/services/runs/conversations";
 import type { AtriumTool } from "./context";
 

@@ -41,7 +41,7 @@ export const RUN_LIMITS = {
   /** Characters of a member's output shown in a stream's `step` event: a glimpse, not the answer. */
   stepOutputChars: 500,
   /**
-   * Characters of a conversation stream's events kept for resuming (services/runs/conversation-runs.ts):
+   * Characters of a conversation stream's events kept for resuming (services/runs/run-events.ts):
    * each event's data plus STORED_EVENT_OVERHEAD; the final `done` or `error` is always kept.
    */
   streamEventChars: 4 * 1024 * 1024,

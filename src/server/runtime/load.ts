@@ -6,7 +6,7 @@ import { incompleteNodes } from "@/schemas/builder/flow-graph";
 import type { Actor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
-import type { AppPins } from "@/server/services/support/builder-kinds";
+import type { AppPins } from "@/server/services/support/builder-kind-shared";
 import { providerRowsJson, type ProviderRow } from "./models";
 import type { AppRun, Member, Runnable } from "./run";
 

@@ -12,7 +12,7 @@ import { onCloseDb, type Db } from "@/server/db";
 import { logger } from "@/server/observability/log";
 import { refundRunCreditIn, type RunCharge } from "@/server/services/provisioning/credits";
 import { recordLostExecution, type ExecutionRecord } from "@/server/services/runs/executions";
-import { recordRunUsage } from "@/server/services/runs/usage";
+import { recordRunUsage } from "@/server/services/runs/usage-records";
 import { eventsPayload, RUNS_CHANNEL, wakeRun } from "./run-hub";
 
 /** The execution's fields known when the run is charged: what its record says if it is lost. */

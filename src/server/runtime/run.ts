@@ -122,7 +122,7 @@ export interface ResumePoint {
 
 /**
  * Thrown when a flow reaches an `approval` node: the run stops there and its caller records it as
- * `awaiting_approval` with everything needed to continue (services/runs/approvals.ts).
+ * `awaiting_approval` with everything needed to continue (services/runs/approval-pause.ts).
  */
 export class ApprovalPause extends Error {
   override readonly name = "ApprovalPause";

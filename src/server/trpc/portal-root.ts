@@ -39,14 +39,14 @@ import {
   hideEndUserConversation,
   listEndUserConversations,
   renameEndUserConversation,
-  setMessageFeedback,
-} from "@/server/services/runs/conversations";
+} from "@/server/services/runs/end-user-conversations";
+import { setMessageFeedback } from "@/server/services/runs/message-feedback";
 import { cancelConversationRun } from "@/server/services/runs/conversation-runs";
 import { requestMoreCredits } from "@/server/services/provisioning/credit-requests";
 import { creditPools } from "@/server/services/provisioning/credits";
 import { dismissBonusNotices, unseenBonuses } from "@/server/services/provisioning/credit-ledger";
 import { endEndUserSession } from "@/server/services/portal/end-user-sessions";
-import { listPortalApps } from "@/server/services/portal/portal-access";
+import { listPortalApps } from "@/server/services/portal/portal-apps";
 import { requestSignInCode, verifySignInCode } from "@/server/services/portal/portal-sign-in";
 import { toPublicPortal } from "@/server/services/portal/portals";
 import { getPortalUsage } from "@/server/services/runs/usage";

@@ -14,7 +14,8 @@ import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { createItem } from "./builder";
-import { ownKnowledgebases, writesKind } from "../support/builder-kinds";
+import { writesKind } from "../support/builder-kinds";
+import { ownKnowledgebases } from "../support/builder-kind-shared";
 
 type Doc = Record<string, unknown>;
 

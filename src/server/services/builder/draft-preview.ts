@@ -3,15 +3,15 @@
 // contract's sense: 1 credit per message unless its models are priced, charged and settled by
 // BilledRun (the one billing policy, src/server/runtime/billed-run.ts), recorded as a `test`
 // execution with its trace; nothing is graded.
+import type { z } from "zod";
 import type { BuilderKind } from "@/schemas/builder/builder";
-import type { DraftPreview } from "@/schemas/runs/runtime";
+import type { DraftPreview, DraftPreviewInput } from "@/schemas/runs/runtime";
 import { randomUUID } from "node:crypto";
 import { actorLabel, type Actor } from "@/server/auth/actor";
 import { guardedByKind } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { appRunForDraft, assertCompleteDraft, loadDraft } from "@/server/runtime/load";
 import { jsonObjectIn } from "@/server/runtime/json-in-text";
-import type { Turn } from "@/server/runtime/model-types";
 import { boundedReply, inputsFromMessage, newRunContext, runAgent, runApp, runFlow } from "@/server/runtime/run";
 import { writesKind } from "../support/builder-kinds";
 import { BilledRun, RUN_CREDITS } from "@/server/runtime/billed-run";
@@ -23,7 +23,7 @@ export const previewDraft = guardedByKind(
     db: Db,
     actor: Actor,
     kind: BuilderKind,
-    input: { id: string; message: string; history: Turn[] },
+    input: z.infer<typeof DraftPreviewInput>,
   ): Promise<DraftPreview> {
     const { runnable } = await loadDraft(db, actor, kind, input.id);
     assertCompleteDraft(kind, runnable.document);

@@ -3,8 +3,9 @@
 // models, each case's minimum, settled at what its calls cost): a run the balance cannot cover
 // for every case is refused before any runs, then each case is charged as it runs, with its lease
 // (runtime/graded-case.ts); a failed case costs what src/server/runtime/billed-run.ts says.
+import type { z } from "zod";
 import type { BuilderKind } from "@/schemas/builder/builder";
-import type { TestRunResult } from "@/schemas/runs/runtime";
+import type { TestRunResult, RunTestsInput, ListTestRunsInput } from "@/schemas/runs/runtime";
 import type { Actor } from "@/server/auth/actor";
 import { actorLabel } from "@/server/auth/actor";
 import { guardedByKind } from "@/server/auth/guarded";
@@ -17,19 +18,13 @@ import { assertBalanceCovers } from "../provisioning/credits";
 import { readsKind, writesKind } from "../support/builder-kinds";
 import { afterCursor, CURSOR_ORDER, toPage } from "../support/pagination";
 
-interface TestInput {
-  id: string;
-  cases: { id?: string; input: string; expectedBehavior: string }[];
-  rubric?: string;
-}
-
 export const runTests = guardedByKind(
   writesKind,
   async function runTests(
     db: Db,
     actor: Actor,
     kind: BuilderKind,
-    input: TestInput,
+    input: z.infer<typeof RunTestsInput>,
   ): Promise<TestRunResult & { id: string; createdAt: string }> {
     await assertQualityChecker(db, actor.organizationId);
     const target = await draftTarget(db, actor, kind, input.id);
@@ -113,12 +108,7 @@ const CORRECTION_HINT: Record<BuilderKind, string> = {
 
 export const listTestRuns = guardedByKind(
   readsKind,
-  async function listTestRuns(
-    db: Db,
-    actor: Actor,
-    kind: BuilderKind,
-    input: { id: string; limit: number; cursor?: string },
-  ) {
+  async function listTestRuns(db: Db, actor: Actor, kind: BuilderKind, input: z.infer<typeof ListTestRunsInput>) {
     await loadDraft(db, actor, kind, input.id);
     const rows = await db.testRun.findMany({
       where: { organizationId: actor.organizationId, itemId: input.id, ...afterCursor(input.cursor) },

@@ -10,7 +10,7 @@ import { AppError, isUnstorableTextError, toAppError } from "@/server/errors";
 import { metrics } from "@/server/observability/metrics";
 import { logger } from "@/server/observability/log";
 import { findKnowledgebase } from "../support/knowledge-access";
-import { recordUsage } from "../runs/usage";
+import { recordUsage } from "../runs/usage-records";
 import { retrievalSql, retrieve, retrieveCharging, type RetrievalRequest } from "./retrieval";
 
 export const SOURCE_SEARCH_CREDITS = 1;

@@ -1,19 +1,15 @@
 // THE access rule for end users, used by every door
 // that acts for an end user: the portal, the API on behalf of an end user, and the console's
-// "effective access" view.
+// "effective access" view (effective-access.ts).
 //   grants mode: an unexpired grant to the app on the end user or on one of their groups (plan
 //     groups included), with no deploymentId or with deploymentId = the portal;
 //   groups mode: one of their groups is admitted to the portal and that same group holds an
 //     unexpired grant to the app (not limited to another portal); without a portal, no access.
 // The end user must be active (not revoked, not suspended by the directory, not deleted): the
 // one definition is ACTIVE_END_USER below, used by sessions and sign-in too. Apps must be live.
-import type { EffectiveAccessOutput, PortalApp } from "@/schemas/portal/portal";
 import type { Actor, EndUserActor } from "@/server/auth/actor";
-import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { creditsLeft } from "../support/credit-pool";
-import { getEndUser } from "../provisioning/end-user-reads";
 
 /**
  * An end user who may sign in and use apps: not revoked, not suspended (no active directory user
@@ -44,7 +40,7 @@ interface GroupOfUser {
 }
 
 /** The end user's groups: memberships, and the groups of the plans they hold. */
-async function groupsOf(db: Db, organizationId: string, endUserId: string): Promise<GroupOfUser[]> {
+export async function groupsOf(db: Db, organizationId: string, endUserId: string): Promise<GroupOfUser[]> {
   const [memberships, subscriptions] = await Promise.all([
     db.groupMember.findMany({
       where: { endUserId, group: { organizationId } },
@@ -68,7 +64,7 @@ async function groupsOf(db: Db, organizationId: string, endUserId: string): Prom
 }
 
 /** Every way an active end user reaches an app; none for an unknown, revoked, suspended or deleted one. */
-async function accessEntries(
+export async function accessEntries(
   db: Db,
   organizationId: string,
   endUserId: string,
@@ -260,282 +256,4 @@ export async function runFor(
   }
   await assertCanUse(db, actor.organizationId, onBehalf.endUserId, onBehalf.portalId ?? null, appId);
   return { endUserId: onBehalf.endUserId, portalId: onBehalf.portalId ?? null };
-}
-
-/** How many portals the effective-access view lists when an app is open in every portal. */
-const PORTALS_SHOWN = 200;
-
-const nameOf = (draft: unknown) => String((draft as { name?: unknown } | null)?.name ?? "");
-
-/**
- * The console's view of an end user's access on one page: their plans with credits, their groups,
- * every grant that could open an app (their own and their groups', each with whether it does),
- * the portals they can use, and each usable app with every reason, all from the one rule above.
- */
-export const effectiveAccess = guarded(
-  { scope: "end_users:read" },
-  async function effectiveAccess(db: Db, actor: Actor, input: { endUserId: string }): Promise<EffectiveAccessOutput> {
-    const organizationId = actor.organizationId;
-    const user = await getEndUser(db, actor, input);
-    const [organization, groups, planGroups] = await Promise.all([
-      db.organization.findUniqueOrThrow({ where: { id: organizationId }, select: { accessMode: true } }),
-      groupsOf(db, organizationId, input.endUserId),
-      db.tierPlan.findMany({
-        where: { organizationId, id: { in: user.subscriptions.map((s) => s.tierPlanId) } },
-        select: { id: true, groupId: true, allowedModels: true },
-      }),
-    ]);
-    const planGroupId = new Map(planGroups.map((plan) => [plan.id, plan.groupId]));
-    const planModels = new Map(
-      planGroups.map((plan) => [plan.id, Array.isArray(plan.allowedModels) ? (plan.allowedModels as string[]) : null]),
-    );
-    const entries = await accessEntries(db, organizationId, input.endUserId, groups);
-    const groupGrants = groups.length
-      ? await db.grant.findMany({
-          where: { organizationId, targetKind: "app", groupId: { in: groups.map((group) => group.id) } },
-          select: { id: true, targetId: true, groupId: true, deploymentId: true, expiresAt: true },
-          orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-        })
-      : [];
-    const grants = [
-      ...user.grants
-        .filter((grant) => grant.targetKind === "app")
-        .map((grant) => ({
-          id: grant.id,
-          targetId: grant.targetId,
-          groupId: null,
-          deploymentId: grant.deploymentId,
-          expiresAt: grant.expiresAt ? new Date(grant.expiresAt) : null,
-        })),
-      ...groupGrants,
-    ];
-    const apps = grants.length
-      ? await db.builderItem.findMany({
-          where: { organizationId, kind: "app", id: { in: [...new Set(grants.map((grant) => grant.targetId))] } },
-          select: { id: true, draft: true, productionVersionId: true },
-        })
-      : [];
-    const appById = new Map(apps.map((app) => [app.id, app]));
-    const live = (appId: string) => !!appById.get(appId)?.productionVersionId;
-    const everywhere = entries.some((entry) => entry.portalId === null && live(entry.appId));
-    const namedPortalIds = [
-      ...new Set([...entries, ...grants].flatMap((row) => ("portalId" in row ? row.portalId : row.deploymentId) ?? [])),
-    ];
-    const [named, all] = await Promise.all([
-      namedPortalIds.length
-        ? db.portal.findMany({
-            where: { organizationId, id: { in: namedPortalIds } },
-            select: { id: true, name: true },
-          })
-        : [],
-      everywhere
-        ? db.portal.findMany({
-            where: { organizationId },
-            select: { id: true, name: true },
-            orderBy: [{ name: "asc" }, { id: "asc" }],
-            take: PORTALS_SHOWN,
-          })
-        : [],
-    ]);
-    const portals = new Map([...named, ...all].map((portal) => [portal.id, { id: portal.id, name: portal.name }]));
-    const groupById = new Map(groups.map((group) => [group.id, group]));
-    const holderOf = (groupId: string | null) => {
-      const group = groupId ? groupById.get(groupId) : undefined;
-      if (!group) return { holder: "user" as const, name: "" };
-      return group.planName !== null
-        ? { holder: "plan" as const, name: group.planName }
-        : { holder: "group" as const, name: group.name };
-    };
-
-    const usable = [...new Set(entries.map((entry) => entry.appId))].filter(live).flatMap((appId) => {
-      const mine = entries.filter(
-        (entry) => entry.appId === appId && (entry.portalId === null || portals.has(entry.portalId)),
-      );
-      if (mine.length === 0) return [];
-      const where = [...new Set(mine.flatMap((entry) => entry.portalId ?? []))].map((id) => portals.get(id)!);
-      const reasons = new Map(
-        mine.map((entry) => [
-          `${entry.grantId}:${entry.portalId ?? ""}`,
-          {
-            grantId: entry.grantId,
-            ...holderOf(entry.groupId),
-            groupId: entry.groupId,
-            portal: entry.portalId ? portals.get(entry.portalId)! : null,
-          },
-        ]),
-      );
-      return [
-        {
-          appId,
-          appName: nameOf(appById.get(appId)!.draft),
-          portals: mine.some((entry) => entry.portalId === null)
-            ? ("all" as const)
-            : where.sort((a, b) => a.name.localeCompare(b.name)),
-          // The end user's own grants first, then their groups' and plans' by name.
-          via: [...reasons.values()].sort(
-            (a, b) => Number(a.holder !== "user") - Number(b.holder !== "user") || a.name.localeCompare(b.name),
-          ),
-        },
-      ];
-    });
-    usable.sort((a, b) => a.appName.localeCompare(b.appName));
-
-    const reachable = new Map<string, { id: string; name: string; apps: string[] }>();
-    for (const app of usable) {
-      for (const portal of app.portals === "all" ? all : app.portals) {
-        const entry = reachable.get(portal.id) ?? { id: portal.id, name: portal.name, apps: [] };
-        entry.apps.push(app.appName);
-        reachable.set(portal.id, entry);
-      }
-    }
-    const opening = new Set(entries.map((entry) => entry.grantId));
-    const now = Date.now();
-    return {
-      accessMode: organization.accessMode,
-      revoked: user.revokedAt !== null,
-      suspended: user.suspendedAt !== null,
-      plans: user.subscriptions
-        .map((subscription) => ({
-          subscriptionId: subscription.id,
-          tierPlanId: subscription.tierPlanId,
-          name: subscription.tierPlanName,
-          status: subscription.status,
-          creditAllowance: subscription.creditAllowance,
-          bonusCredits: subscription.bonusCredits,
-          creditsUsed: subscription.creditsUsed,
-          creditsLeft: creditsLeft(subscription),
-          creditsResetAt: subscription.creditsResetAt,
-          groupId: planGroupId.get(subscription.tierPlanId) ?? null,
-          allowedModels: planModels.get(subscription.tierPlanId) ?? null,
-        }))
-        .sort((a, b) => Number(a.status !== "active") - Number(b.status !== "active") || a.name.localeCompare(b.name)),
-      groups: [...groups].sort((a, b) => a.name.localeCompare(b.name)),
-      grants: grants.map((grant) => {
-        const { holder, name } = holderOf(grant.groupId);
-        const expired = grant.expiresAt !== null && grant.expiresAt.getTime() <= now;
-        return {
-          id: grant.id,
-          appId: grant.targetId,
-          appName: appById.has(grant.targetId) ? nameOf(appById.get(grant.targetId)!.draft) : "",
-          holder,
-          holderName: name,
-          groupId: grant.groupId,
-          portal: grant.deploymentId ? (portals.get(grant.deploymentId) ?? { id: grant.deploymentId, name: "" }) : null,
-          expiresAt: grant.expiresAt?.toISOString() ?? null,
-          status: expired
-            ? ("expired" as const)
-            : !live(grant.targetId)
-              ? ("unpublished" as const)
-              : opening.has(grant.id)
-                ? ("active" as const)
-                : ("unused" as const),
-        };
-      }),
-      portals: [...reachable.values()].sort((a, b) => a.name.localeCompare(b.name)),
-      apps: usable,
-    };
-  },
-);
-
-const STARTERS_SHOWN = 4;
-
-interface VersionDocument {
-  name?: string;
-  description?: string;
-  api?: { greeting?: string; conversationEnabled?: boolean };
-  conversationStarters?: string[];
-}
-
-interface AppPinsDocument {
-  adviser?: { versionId: string } | null;
-  members?: { kind: string; versionId: string }[];
-}
-
-/** The agent versions an app version pins: its adviser's and its agent members'. */
-function pinnedAgentVersions(pins: AppPinsDocument | null): string[] {
-  return [
-    ...(pins?.adviser ? [pins.adviser.versionId] : []),
-    ...(pins?.members ?? []).filter((m) => m.kind === "agent").map((m) => m.versionId),
-  ];
-}
-
-/**
- * Conversation starters of live app versions, by app id: those of the app's adviser and agents at
- * their pinned versions (the portal and the console chat offer the same).
- */
-export async function conversationStarters(
-  db: Db,
-  organizationId: string,
-  versions: { itemId: string; pins: unknown }[],
-): Promise<Map<string, string[]>> {
-  const agentVersionIds = versions.flatMap((version) => pinnedAgentVersions(version.pins as AppPinsDocument | null));
-  const agentDocuments = new Map(
-    agentVersionIds.length
-      ? (
-          await db.builderVersion.findMany({
-            where: { organizationId, id: { in: agentVersionIds } },
-            select: { id: true, document: true },
-          })
-        ).map((row) => [row.id, row.document as VersionDocument])
-      : [],
-  );
-  return new Map(
-    versions.map((version) => [
-      version.itemId,
-      [
-        ...new Set(
-          pinnedAgentVersions(version.pins as AppPinsDocument | null).flatMap(
-            (id) => agentDocuments.get(id)?.conversationStarters ?? [],
-          ),
-        ),
-      ].slice(0, STARTERS_SHOWN),
-    ]),
-  );
-}
-
-/**
- * The apps an end user can chat with in this portal, as published: featured apps first in the
- * portal's order, then by name. Conversation starters come from the app's adviser and agents.
- */
-export async function listPortalApps(
-  db: Db,
-  actor: EndUserActor,
-  portal: { id: string; featuredAppIds: string[] },
-): Promise<PortalApp[]> {
-  const usable = await appsUsableBy(db, actor.organizationId, actor.endUser.id, portal.id);
-  if (usable.length === 0) return [];
-  const items = await db.builderItem.findMany({
-    where: {
-      organizationId: actor.organizationId,
-      kind: "app",
-      id: { in: usable },
-      productionVersionId: { not: null },
-    },
-    select: { id: true, productionVersionId: true },
-  });
-  const versions = await db.builderVersion.findMany({
-    where: { organizationId: actor.organizationId, id: { in: items.map((item) => item.productionVersionId!) } },
-    select: { itemId: true, document: true, pins: true },
-  });
-  const starters = await conversationStarters(db, actor.organizationId, versions);
-  const apps = versions.flatMap((version): PortalApp[] => {
-    const document = version.document as VersionDocument;
-    if (document.api?.conversationEnabled === false) return [];
-    return [
-      {
-        id: version.itemId,
-        name: document.name ?? "",
-        description: document.description ?? "",
-        greeting: document.api?.greeting ?? "",
-        conversationStarters: starters.get(version.itemId) ?? [],
-      },
-    ];
-  });
-  const featured = (id: string) => {
-    const position = portal.featuredAppIds.indexOf(id);
-    return position === -1 ? Number.MAX_SAFE_INTEGER : position;
-  };
-  return apps.sort(
-    (a, b) => featured(a.id) - featured(b.id) || a.name.localeCompare(b.name) || a.id.localeCompare(b.id),
-  );
 }

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import { isUuid } from "@/schemas/common";
 import {
   RESERVED_SLUGS,
@@ -6,6 +7,8 @@ import {
   type PortalDetail,
   type PublicPortal,
   type UpdatePortalInput,
+  type PortalIdInput,
+  type ListPortalsInput,
 } from "@/schemas/portal/portal";
 import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
@@ -18,7 +21,6 @@ import { changesBetween, recorded, SECRET_CHANGED } from "../org/events";
 import { nameContains } from "../org/name-search";
 import { afterCursor, CURSOR_ORDER, toPage } from "../support/pagination";
 import { findLivePlan } from "../provisioning/tier-plans";
-import { assertGroupsEnabled } from "../provisioning/user-groups";
 
 const SLUG_TAKEN = "That slug is taken by another portal; choose another.";
 
@@ -216,7 +218,11 @@ export const EMBED_SECRET_OVERLAP_MS = 24 * 3_600_000;
  */
 export const rotateEmbedSecret = guarded(
   { scope: "end_users:write", may: "grant" },
-  async function rotateEmbedSecret(db: Db, actor: Actor, input: { id: string }): Promise<{ secret: string }> {
+  async function rotateEmbedSecret(
+    db: Db,
+    actor: Actor,
+    input: z.infer<typeof PortalIdInput>,
+  ): Promise<{ secret: string }> {
     const existing = await db.portal.findFirst({ where: { id: input.id, organizationId: actor.organizationId } });
     if (!existing) throw new AppError("not_found", "No portal with that id.");
     const secret = randomToken("atrium_embed_");
@@ -240,7 +246,7 @@ export const rotateEmbedSecret = guarded(
 
 export const getPortal = guarded(
   { scope: "end_users:read" },
-  async function getPortal(db: Db, actor: Actor, input: { id: string }): Promise<PortalDetail> {
+  async function getPortal(db: Db, actor: Actor, input: z.infer<typeof PortalIdInput>): Promise<PortalDetail> {
     const row = await db.portal.findFirst({ where: { id: input.id, organizationId: actor.organizationId } });
     if (!row) throw new AppError("not_found", "No portal with that id.");
     return toDetail(row);
@@ -249,7 +255,7 @@ export const getPortal = guarded(
 
 export const listPortals = guarded(
   { scope: "end_users:read" },
-  async function listPortals(db: Db, actor: Actor, input: { limit: number; cursor?: string; q?: string }) {
+  async function listPortals(db: Db, actor: Actor, input: z.infer<typeof ListPortalsInput>) {
     const rows = await db.portal.findMany({
       where: { organizationId: actor.organizationId, ...nameContains(input.q), ...afterCursor(input.cursor) },
       orderBy: CURSOR_ORDER,
@@ -295,114 +301,6 @@ export function toPublicPortal(row: ResolvedPortal): PublicPortal {
         : null,
   };
 }
-
-/** Lets a group's members into a portal. Admitting again answers the existing admission. */
-export const admitGroup = guarded(
-  { scope: "end_users:write" },
-  async function admitGroup(db: Db, actor: Actor, input: { portalId: string; groupId: string }) {
-    await assertGroupsEnabled(db, actor.organizationId);
-    const portal = await db.portal.findFirst({
-      where: { id: input.portalId, organizationId: actor.organizationId },
-      select: { id: true },
-    });
-    if (!portal) throw new AppError("not_found", "No portal with that id.");
-    const group = await db.userGroup.findFirst({
-      where: { id: input.groupId, organizationId: actor.organizationId },
-      select: { id: true },
-    });
-    if (!group) throw new AppError("group_not_found", `No user group ${input.groupId} in this organization.`);
-    const admit = (tx: Prisma.TransactionClient) =>
-      tx.portalAdmission.createManyAndReturn({
-        data: [{ portalId: portal.id, groupId: group.id }],
-        skipDuplicates: true,
-      });
-    const inserted = await recorded(db, actor, admit, (rows) =>
-      rows.length
-        ? {
-            action: "portal.admission_add",
-            target: { type: "portal", id: portal.id },
-            changes: { groups: [null, group.id] },
-          }
-        : null,
-    );
-    const admission =
-      inserted[0] ??
-      (await db.portalAdmission.findUniqueOrThrow({
-        where: { portalId_groupId: { portalId: portal.id, groupId: group.id } },
-      }));
-    return {
-      created: inserted.length > 0,
-      admission: {
-        portalId: admission.portalId,
-        groupId: admission.groupId,
-        createdAt: admission.createdAt.toISOString(),
-      },
-    };
-  },
-);
-
-/** Ends a group's admission: its members stop entering the portal through this group. */
-export const removeAdmission = guarded(
-  { scope: "end_users:write", may: "delete" },
-  async function removeAdmission(db: Db, actor: Actor, input: { portalId: string; groupId: string }): Promise<void> {
-    await assertGroupsEnabled(db, actor.organizationId);
-    const remove = (tx: Prisma.TransactionClient) =>
-      tx.portalAdmission.deleteMany({
-        where: { portalId: input.portalId, groupId: input.groupId, portal: { organizationId: actor.organizationId } },
-      });
-    const { count } = await recorded(db, actor, remove, ({ count }) =>
-      count
-        ? {
-            action: "portal.admission_remove",
-            target: { type: "portal", id: input.portalId },
-            changes: { groups: [input.groupId, null] },
-          }
-        : null,
-    );
-    if (count === 0) throw new AppError("not_found", "That group is not admitted to this portal.");
-  },
-);
-
-/** The groups admitted to a portal, for the console. */
-export const listAdmissions = guarded(
-  { scope: "end_users:read" },
-  async function listAdmissions(db: Db, actor: Actor, input: { portalId: string }) {
-    const rows = await db.portalAdmission.findMany({
-      where: { portalId: input.portalId, portal: { organizationId: actor.organizationId } },
-      include: { group: { select: { name: true } } },
-      orderBy: { createdAt: "asc" },
-    });
-    return rows.map((row) => ({
-      portalId: row.portalId,
-      groupId: row.groupId,
-      groupName: row.group.name,
-      createdAt: row.createdAt.toISOString(),
-    }));
-  },
-);
-
-/** The portals a group is admitted to, for the group's page in the console. */
-export const listGroupAdmissions = guarded(
-  { scope: "end_users:read" },
-  async function listGroupAdmissions(db: Db, actor: Actor, input: { groupId: string }) {
-    const group = await db.userGroup.findFirst({
-      where: { id: input.groupId, organizationId: actor.organizationId },
-      select: { id: true },
-    });
-    if (!group) throw new AppError("not_found", "No user group with that id.");
-    const rows = await db.portalAdmission.findMany({
-      where: { groupId: group.id, portal: { organizationId: actor.organizationId } },
-      include: { portal: { select: { name: true } } },
-      orderBy: [{ portal: { name: "asc" } }, { portalId: "asc" }],
-    });
-    return rows.map((row) => ({
-      portalId: row.portalId,
-      groupId: row.groupId,
-      portalName: row.portal.name,
-      createdAt: row.createdAt.toISOString(),
-    }));
-  },
-);
 
 /** A button's name from an issuer URL, or a SAML entity id that need not be one. */
 function issuerName(issuer: string): string {

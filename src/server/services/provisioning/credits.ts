@@ -13,7 +13,7 @@ import {
   POOL_RESET_SET_SQL,
   POOL_USED_SQL,
 } from "../support/credit-pool";
-import { recordRefusal } from "../runs/usage";
+import { recordRefusal } from "../runs/run-refusals";
 import { crossingParams, organizationCrossingSql, poolCrossingCte } from "./credit-thresholds";
 
 /** A Prisma client or an interactive transaction over it. */
@@ -252,7 +252,7 @@ export function chargedPool(charge: RunCharge): string | null {
 
 /**
  * A run's credit: from the organization, or for an end user from one of their pools and the
- * organization. A refusal is counted in usage (src/server/services/runs/usage.ts) for the app and portal given.
+ * organization. A refusal is counted in usage (src/server/services/runs/usage-records.ts) for the app and portal given.
  */
 export async function chargeRunCredit(
   db: Db,

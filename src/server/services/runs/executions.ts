@@ -1,5 +1,12 @@
 // Executions: every run, with its latency, credits and the trace of what each member and node did.
-import { FAILURE_STATUSES, type Execution, type ExecutionStatus, type ExecutionUsage } from "@/schemas/runs/runtime";
+import type { z } from "zod";
+import {
+  FAILURE_STATUSES,
+  type Execution,
+  type ExecutionStatus,
+  type ExecutionUsage,
+  type ListExecutionsInput,
+} from "@/schemas/runs/runtime";
 import type { Actor, EndUserActor } from "@/server/auth/actor";
 import { actorLabel } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
@@ -10,7 +17,7 @@ import { logUnsuccessfulRun } from "@/server/observability/operator-log";
 import type { TraceEntry } from "@/server/runtime/run";
 import { recordEvent, type EventActor, type SystemActor } from "../org/events";
 import { builderItemNames } from "../support/item-names";
-import { recordRunUsage } from "./usage";
+import { recordRunUsage } from "./usage-records";
 import { afterCursor, beforeCursor, CURSOR_ORDER, NEWEST_FIRST, toPage } from "../support/pagination";
 
 export interface ExecutionRecord {
@@ -185,21 +192,7 @@ export async function toExecutions(
 
 export const listExecutions = guarded(
   { scope: "apps:read" },
-  async function listExecutions(
-    db: Db,
-    actor: Actor,
-    input: {
-      limit: number;
-      cursor?: string;
-      itemId?: string;
-      endUserId?: string;
-      portalId?: string;
-      status?: ExecutionStatus;
-      outcome?: "failure";
-      feedback?: "up" | "down";
-      order?: "oldest" | "newest";
-    },
-  ) {
+  async function listExecutions(db: Db, actor: Actor, input: z.infer<typeof ListExecutionsInput>) {
     const newest = input.order === "newest";
     const rows = await db.execution.findMany({
       where: {

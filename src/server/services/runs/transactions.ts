@@ -1,6 +1,8 @@
 // App transactions: JSON in, JSON out, both checked against the app's published JSON Schemas.
 // A reply that does not match the output schema is output_invalid (502) and still billed; what
 // a failed one costs is src/server/runtime/billed-run.ts's policy.
+import type { z } from "zod";
+import type { TransactionInput } from "@/schemas/runs/runtime";
 import { randomUUID } from "node:crypto";
 import { actorLabel, type Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
@@ -12,7 +14,7 @@ import { schemaProblems } from "@/server/runtime/json-schema";
 import { RUN_LIMITS, runLimitExceeded } from "@/server/runtime/limits";
 import { modelsOfApp } from "@/server/runtime/metering";
 import { isApprovalPause, newRunContext, runApp } from "@/server/runtime/run";
-import { pauseForApproval } from "./approvals";
+import { pauseForApproval } from "./approval-pause";
 import { appRunFor } from "./conversations";
 
 export const TRANSACTION_CREDITS = RUN_CREDITS.transaction;
@@ -32,17 +34,53 @@ export function replyObject(reply: string): Record<string, unknown> {
   }
 }
 
+/** The transaction's run context and its charge (402 when the credits do not cover it; nothing runs then). */
+async function startTransactionRun(
+  db: Db,
+  actor: Actor,
+  input: z.infer<typeof TransactionInput>,
+  app: AppRun["app"],
+  runner: AppRun["runner"],
+) {
+  const started = performance.now();
+  const ctx = newRunContext(db, actor.organizationId);
+  ctx.pausable = true;
+  const executionId = randomUUID();
+  const billed = await BilledRun.start(
+    db,
+    ctx,
+    {
+      organizationId: actor.organizationId,
+      endUserId: runner.endUserId,
+      usage: { appId: input.appId, portalId: runner.portalId },
+    },
+    TRANSACTION_CREDITS,
+    {
+      id: executionId,
+      kind: "transaction",
+      itemId: input.appId,
+      itemKind: "app",
+      versionId: app.versionId,
+      conversationId: null,
+      input: JSON.stringify(input.input),
+      endUserId: runner.endUserId,
+      portalId: runner.portalId,
+      actor: actorLabel(actor),
+    },
+    modelsOfApp(app),
+  );
+  return { ctx, billed, executionId, started };
+}
+
+type AppRun = Awaited<ReturnType<typeof appRunFor>>;
+
 /**
  * Refusals in the contract's order: the app (not_found, service_disabled), the end user it is
  * for (not_found), the input, then credits (402); nothing runs or is charged after a refusal.
  */
 export const transact = guarded(
   { scope: "apps:execute" },
-  async function transact(
-    db: Db,
-    actor: Actor,
-    input: { appId: string; input: Record<string, unknown>; endUserId?: string; portalId?: string; version?: string },
-  ) {
+  async function transact(db: Db, actor: Actor, input: z.infer<typeof TransactionInput>) {
     const { app, api, runner } = await appRunFor(db, actor, "transaction", input);
     const problems = schemaProblems(api.inputSchema, input.input);
     if (problems.length)
@@ -50,33 +88,7 @@ export const transact = guarded(
         problems.map((p) => ({ path: `input${p.pointer.replace(/\//g, ".")}`.replace(/\.$/, ""), message: p.message })),
       );
 
-    const started = performance.now();
-    const ctx = newRunContext(db, actor.organizationId);
-    ctx.pausable = true;
-    const executionId = randomUUID();
-    const billed = await BilledRun.start(
-      db,
-      ctx,
-      {
-        organizationId: actor.organizationId,
-        endUserId: runner.endUserId,
-        usage: { appId: input.appId, portalId: runner.portalId },
-      },
-      TRANSACTION_CREDITS,
-      {
-        id: executionId,
-        kind: "transaction",
-        itemId: input.appId,
-        itemKind: "app",
-        versionId: app.versionId,
-        conversationId: null,
-        input: JSON.stringify(input.input),
-        endUserId: runner.endUserId,
-        portalId: runner.portalId,
-        actor: actorLabel(actor),
-      },
-      modelsOfApp(app),
-    );
+    const { ctx, billed, executionId, started } = await startTransactionRun(db, actor, input, app, runner);
     const message = transactionMessage(input.input, api.outputSchema);
     const record = (reply: string): RunRecord => ({
       kind: "transaction",

@@ -2,13 +2,15 @@
 // reports read from it (GET /usage, the console's charts, the portal's credits). A report never
 // reads executions: it sums at most one row per day (or hour, for a window that is not whole days)
 // and group (BENCHMARKS.md).
+import type { z } from "zod";
 import {
   USAGE_DEFAULT_DAYS,
   USAGE_MAX_DAYS,
   USAGE_MAX_GROUPS,
   USAGE_METRICS,
   type PortalUsage,
-  type Refusal,
+  type ScopedUsageInput,
+  type UsageInput,
   type UsageGroup,
   type UsageGroupBy,
   type UsageInterval,
@@ -16,304 +18,18 @@ import {
   type UsagePoint,
   type UsageReport,
 } from "@/schemas/runs/usage";
-import { FAILURE_STATUSES, type ExecutionUsage } from "@/schemas/runs/runtime";
 import type { Actor, EndUserActor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
-import { NO_FLUSH, type Db } from "@/server/db";
+import type { Db } from "@/server/db";
 import { invalidRequest } from "@/server/errors";
-import { logger } from "@/server/observability/log";
 import { POOL_BONUS_SQL, POOL_USED_SQL } from "../support/credit-pool";
 import { builderItemNames } from "../support/item-names";
-import { beforeCursor, NEWEST_FIRST, toPage } from "../support/pagination";
+import { NONE } from "./usage-records";
 
-/** The key of "none" (a run without an end user, portal or plan) and of the organization's own row. */
-const NONE = "00000000-0000-0000-0000-000000000000";
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
 type Dimension = "organization" | UsageGroupBy;
-
-// ---- Writing ----
-
-export interface UsageEvent {
-  organizationId: string;
-  /** When it happened; now unless a test or a backfill says otherwise. */
-  at?: Date;
-  /** The app run (for test runs: the agent, flow or app tested). */
-  appId?: string | null;
-  endUserId?: string | null;
-  portalId?: string | null;
-  /** The end user's pool that paid; without it the pool their next charge would take counts. */
-  subscriptionId?: string | null;
-  metrics?: Partial<UsageMetrics>;
-  /** The error code of a run refused before it ran. */
-  refusal?: string;
-}
-
-/** The rollup's counters a run adds to (searches only where a run is not split by model). */
-const RUN_COUNTERS = [
-  "credits",
-  "conversations",
-  "turns",
-  "transactions",
-  "test_runs",
-  "failures",
-  "input_tokens",
-  "output_tokens",
-];
-
-/** `column = r.column + excluded.column` for each counter: an upsert adds to the bucket. */
-function addedCounters(columns: readonly string[], ...more: string[]): string {
-  return [...columns, ...more].map((column) => `${column} = r.${column} + excluded.${column}`).join(",\n    ");
-}
-
-/**
- * One upsert per event, a row per grain (hour, day, month) and dimension, always in the same order so concurrent writers
- * lock rows alike. The plan is the paying pool's, else the end user's first pool in charge order.
- * Like rate-limit counters it does not wait for a WAL flush (NO_FLUSH in src/server/db.ts): a
- * turn waits for one flush, its record's, and a crash of PostgreSQL loses at most the last
- * fraction of a second of usage, never a charge or a run.
- */
-const USAGE_EVENT_CTE = `event as (
-    select $1::uuid as organization_id,
-      coalesce(
-        (select s.tier_plan_id from subscriptions s join end_users u on u.id = s.end_user_id where s.id = $6::uuid and u.organization_id = $1::uuid),
-        (select s.tier_plan_id from subscriptions s join end_users u on u.id = s.end_user_id
-          where s.end_user_id = $4::uuid and u.organization_id = $1::uuid and s.status = 'active'
-          order by s.credits_reset_at, s.created_at, s.id limit 1)
-      ) as plan_id
-    from no_flush
-  )`;
-const USAGE_TOTALS_INSERT = `insert into usage_rollup as r (organization_id, grain, dimension, key_id, starts_at, credits, conversations, turns, transactions, test_runs, searches, failures, input_tokens, output_tokens, refusals)
-  select e.organization_id, g.grain, d.dimension, coalesce(d.key_id, '${NONE}'::uuid), date_trunc(g.grain, $2::timestamptz, 'UTC'),
-    $7::int8, $8::int8, $9::int8, $10::int8, $11::int8, $12::int8, $13::int8, $14::int8, $15::int8, $16::jsonb
-  from event e
-  cross join (values ('day'), ('hour'), ('month')) as g(grain)
-  cross join lateral (values (1, 'organization', null::uuid), (2, 'app', $3::uuid), (3, 'end_user', $4::uuid), (4, 'portal', $5::uuid), (5, 'plan', e.plan_id)) as d(n, dimension, key_id)
-  order by g.grain, d.n
-  on conflict (organization_id, grain, dimension, key_id, starts_at) do update set
-    ${addedCounters(RUN_COUNTERS, "searches")},
-    refusals = case when excluded.refusals = '{}'::jsonb then r.refusals else (
-      select jsonb_object_agg(code, coalesce((r.refusals ->> code)::int8, 0) + coalesce((excluded.refusals ->> code)::int8, 0))
-      from jsonb_object_keys(r.refusals || excluded.refusals) as code
-    ) end`;
-const RECORD_USAGE_SQL = `
-  with no_flush as (${NO_FLUSH}),
-  ${USAGE_EVENT_CTE}
-  ${USAGE_TOTALS_INSERT}`;
-
-/**
- * Adds the event to its hour, day and month. It never throws: the run it follows is recorded and billed
- * already, and its caller must not take a failure here for the run's (and refund it).
- */
-export async function recordUsage(db: Db, event: UsageEvent): Promise<void> {
-  await db.pool
-    .query({ name: "atrium_record_usage", text: RECORD_USAGE_SQL, values: usageValues(event) })
-    .catch((error: unknown) =>
-      logger().error({ err: error, organizationId: event.organizationId }, "Usage could not be recorded"),
-    );
-}
-
-/** The parameters $1–$16 of RECORD_USAGE_SQL (and of RECORD_RUN_USAGE_SQL's first part). */
-function usageValues(event: UsageEvent): unknown[] {
-  const metrics = event.metrics ?? {};
-  return [
-    event.organizationId,
-    (event.at ?? new Date()).toISOString(),
-    event.appId ?? null,
-    event.endUserId ?? null,
-    event.portalId ?? null,
-    event.subscriptionId ?? null,
-    ...USAGE_METRICS.map((metric) => metrics[metric] ?? 0),
-    JSON.stringify(event.refusal ? { [event.refusal]: 1 } : {}),
-  ];
-}
-
-/** What a finished run adds: its credits, one turn, transaction or test case, and a failure if it failed. */
-export interface RunUsage {
-  kind: "conversation" | "transaction" | "test";
-  itemId: string;
-  status: string;
-  credits: number;
-  endUserId?: string | null;
-  portalId?: string | null;
-  subscriptionId?: string | null;
-  /** The run started a conversation (its first turn, saved). */
-  conversationStarted?: boolean;
-  /** The run's model calls: its tokens, and by model its share of the credits. */
-  usage?: ExecutionUsage;
-  at?: Date;
-}
-
-/**
- * A run's totals (as RECORD_USAGE_SQL, $1–$16) and its row per model it called (the `model`
- * dimension), in one statement: its calls' tokens and credits summed by model ($17–$20), and the
- * run counted once in each. The key is md5(model id) made a version-8 uuid; usage_models keeps the
- * id for the report's names. The two inserts touch different rows (their dimensions differ).
- */
-const RECORD_RUN_USAGE_SQL = `
-  with no_flush as (${NO_FLUSH}),
-  ${USAGE_EVENT_CTE},
-  totals as (${USAGE_TOTALS_INSERT} returning 1),
-  models as (
-    select c.model_id, overlay(overlay(md5(c.model_id) placing '8' from 13 for 1) placing '8' from 17 for 1)::uuid as key_id, sum(c.credits)::int8 as credits, sum(c.input)::int8 as input, sum(c.output)::int8 as output
-    from no_flush, unnest($17::text[], $18::int8[], $19::int8[], $20::int8[]) as c(model_id, credits, input, output)
-    group by c.model_id
-  ),
-  names as (
-    insert into usage_models (organization_id, key_id, model_id) select $1::uuid, key_id, model_id from models
-    on conflict do nothing
-  )
-  insert into usage_rollup as r (organization_id, grain, dimension, key_id, starts_at, credits, conversations, turns, transactions, test_runs, failures, input_tokens, output_tokens)
-  select $1::uuid, g.grain, 'model', m.key_id, date_trunc(g.grain, $2::timestamptz, 'UTC'), m.credits, $8::int8, $9::int8, $10::int8, $11::int8, $13::int8, m.input, m.output
-  from models m cross join (values ('day'), ('hour'), ('month')) as g(grain)
-  order by g.grain, m.key_id
-  on conflict (organization_id, grain, dimension, key_id, starts_at) do update set
-    ${addedCounters(RUN_COUNTERS)}`;
-
-/** Adds a finished run to the rollup: one statement, with its rows by model when it called any. Never throws. */
-export async function recordRunUsage(db: Db, organizationId: string, run: RunUsage): Promise<void> {
-  const event: UsageEvent = {
-    organizationId,
-    at: run.at ?? new Date(),
-    appId: run.itemId,
-    endUserId: run.endUserId,
-    portalId: run.portalId,
-    subscriptionId: run.subscriptionId,
-    metrics: {
-      credits: run.credits,
-      conversations: run.conversationStarted ? 1 : 0,
-      turns: run.kind === "conversation" ? 1 : 0,
-      transactions: run.kind === "transaction" ? 1 : 0,
-      testRuns: run.kind === "test" ? 1 : 0,
-      failures: (FAILURE_STATUSES as readonly string[]).includes(run.status) ? 1 : 0,
-      inputTokens: run.usage?.inputTokens ?? 0,
-      outputTokens: run.usage?.outputTokens ?? 0,
-    },
-  };
-  const calls = run.usage?.calls ?? [];
-  if (calls.length === 0) return recordUsage(db, event);
-  await db.pool
-    .query({
-      name: "atrium_record_run_usage",
-      text: RECORD_RUN_USAGE_SQL,
-      values: [
-        ...usageValues(event),
-        calls.map((call) => call.model),
-        calls.map((call) => call.credits),
-        calls.map((call) => call.inputTokens),
-        calls.map((call) => call.outputTokens),
-      ],
-    })
-    .catch((error: unknown) => logger().error({ err: error, organizationId }, "Usage could not be recorded"));
-}
-
-/**
- * A refusal's own row, for the list of refused runs. The plan is the pool the end user's next
- * charge would have taken, as the rollup counts it.
- */
-const RECORD_REFUSAL_SQL = `
-  with no_flush as (${NO_FLUSH})
-  insert into run_refusals (id, organization_id, code, app_id, end_user_id, portal_id, plan_id, created_at)
-  select gen_random_uuid(), $1::uuid, $2, $3::uuid, $4::uuid, $5::uuid,
-    (select s.tier_plan_id from subscriptions s join end_users u on u.id = s.end_user_id
-      where s.end_user_id = $4::uuid and u.organization_id = $1::uuid and s.status = 'active'
-      order by s.credits_reset_at, s.created_at, s.id limit 1),
-    $6::timestamptz
-  from no_flush`;
-
-/**
- * A run refused before it ran (402 and the like): counted apart, never as a turn or a failure, and
- * kept as a row of its own (not an execution: nothing ran). Like recordUsage it never throws.
- */
-export async function recordRefusal(
-  db: Db,
-  event: Omit<UsageEvent, "metrics" | "refusal">,
-  code: string,
-): Promise<void> {
-  const at = event.at ?? new Date();
-  await db.pool
-    .query({
-      name: "atrium_record_refusal",
-      text: RECORD_REFUSAL_SQL,
-      values: [
-        event.organizationId,
-        code,
-        event.appId ?? null,
-        event.endUserId ?? null,
-        event.portalId ?? null,
-        at.toISOString(),
-      ],
-    })
-    .catch((error: unknown) =>
-      logger().error({ err: error, organizationId: event.organizationId }, "A refusal could not be recorded"),
-    );
-  await recordUsage(db, { ...event, at, refusal: code });
-}
-
-/** The runs refused before they ran, newest first, with the names of what they were for. */
-export const listRefusals = guarded(
-  { scope: "end_users:read" },
-  async function listRefusals(
-    db: Db,
-    actor: Actor,
-    input: { limit: number; cursor?: string; code?: string; appId?: string; endUserId?: string; portalId?: string },
-  ): Promise<{ refusals: Refusal[]; nextCursor: string | null }> {
-    const { organizationId } = actor;
-    const rows = await db.runRefusal.findMany({
-      where: {
-        organizationId,
-        ...(input.code ? { code: input.code } : {}),
-        ...(input.appId ? { appId: input.appId } : {}),
-        ...(input.endUserId ? { endUserId: input.endUserId } : {}),
-        ...(input.portalId ? { portalId: input.portalId } : {}),
-        ...beforeCursor(input.cursor),
-      },
-      orderBy: NEWEST_FIRST,
-      take: input.limit + 1,
-    });
-    const page = toPage(rows, input.limit);
-    const ids = (key: "appId" | "endUserId" | "portalId" | "planId") => [
-      ...new Set(page.items.flatMap((row) => (row[key] ? [row[key]] : []))),
-    ];
-    const [apps, endUsers, portals, plans] = await Promise.all([
-      db.builderItem.findMany({
-        where: { organizationId, id: { in: ids("appId") } },
-        select: { id: true, kind: true, draft: true },
-      }),
-      db.endUser.findMany({
-        where: { organizationId, id: { in: ids("endUserId") } },
-        select: { id: true, email: true },
-      }),
-      db.portal.findMany({ where: { organizationId, id: { in: ids("portalId") } }, select: { id: true, name: true } }),
-      db.tierPlan.findMany({ where: { organizationId, id: { in: ids("planId") } }, select: { id: true, name: true } }),
-    ]);
-    const appsById = new Map(apps.map((app) => [app.id, app]));
-    const emails = new Map(endUsers.map((endUser) => [endUser.id, endUser.email]));
-    const portalNames = new Map(portals.map((portal) => [portal.id, portal.name]));
-    const planNames = new Map(plans.map((plan) => [plan.id, plan.name]));
-    const refusals = page.items.map((row): Refusal => {
-      const app = row.appId ? appsById.get(row.appId) : undefined;
-      return {
-        id: row.id,
-        code: row.code,
-        appId: row.appId,
-        appKind: app?.kind ?? null,
-        appName: app ? String((app.draft as { name?: unknown } | null)?.name ?? "") : null,
-        endUserId: row.endUserId,
-        endUserEmail: row.endUserId ? (emails.get(row.endUserId) ?? null) : null,
-        portalId: row.portalId,
-        portalName: row.portalId ? (portalNames.get(row.portalId) ?? null) : null,
-        planId: row.planId,
-        planName: row.planId ? (planNames.get(row.planId) ?? null) : null,
-        createdAt: row.createdAt.toISOString(),
-      };
-    });
-    return { refusals, nextCursor: page.nextCursor };
-  },
-);
-
-// ---- Reading ----
 
 interface Window {
   from: Date;
@@ -541,11 +257,7 @@ async function usageReport(db: Db, request: ReportRequest): Promise<UsageReport>
 
 export const getUsage = guarded(
   { scope: "end_users:read" },
-  async function getUsage(
-    db: Db,
-    actor: Actor,
-    input: { from?: string; to?: string; interval?: UsageInterval; groupBy?: UsageGroupBy },
-  ): Promise<UsageReport> {
+  async function getUsage(db: Db, actor: Actor, input: z.input<typeof UsageInput>): Promise<UsageReport> {
     return usageReport(db, {
       organizationId: actor.organizationId,
       window: usageWindow(input),
@@ -559,18 +271,7 @@ export const getUsage = guarded(
 /** One app's, end user's or portal's usage (their console pages); the organization's without one. */
 export const getScopedUsage = guarded(
   { scope: "end_users:read" },
-  async function getScopedUsage(
-    db: Db,
-    actor: Actor,
-    input: {
-      from?: string;
-      to?: string;
-      interval?: UsageInterval;
-      appId?: string;
-      endUserId?: string;
-      portalId?: string;
-    },
-  ): Promise<UsageReport> {
+  async function getScopedUsage(db: Db, actor: Actor, input: z.input<typeof ScopedUsageInput>): Promise<UsageReport> {
     const scope: ReportRequest["scope"] = input.endUserId
       ? { dimension: "end_user", keyId: input.endUserId }
       : input.appId

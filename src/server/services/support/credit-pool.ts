@@ -1,8 +1,8 @@
 // The credit-pool rules as SQL fragments and one function, read by every statement that charges,
 // settles, grants to or shows an end user's pool (credits.ts, credit-settlement.ts,
-// end-user-reads.ts, credit-requests.ts, usage.ts, portal-access.ts), so the rules are written
-// once. A pool whose reset time has passed counts as reset (nothing used, bonus credits gone)
-// until a statement writes the reset, which moves its reset time on by whole calendar months.
+// end-user-reads.ts, credit-requests.ts, usage-records.ts, effective-access.ts), so the rules are
+// written once. A pool whose reset time has passed counts as reset (nothing used, bonus credits
+// gone) until a statement writes the reset, which moves its reset time on by whole calendar months.
 
 /** A pool's credits used, as of now (alias `s` is the subscription). */
 export const POOL_USED_SQL = "(case when s.credits_reset_at <= now() then 0 else s.credits_used end)";

@@ -1,5 +1,5 @@
 // REST and console procedures of agents, flows and apps: one factory, three routers. Each
-// procedure is one call into services/builder/builder.ts. Static segments (/draft, /versions,
+// procedure is one call into a services/builder/ module. Static segments (/draft, /versions,
 // /publish) are registered ahead of the bare `{id}` routes.
 import { z } from "zod";
 import {
@@ -17,23 +17,16 @@ import {
   NODE_TYPES_DESCRIPTION,
   PublishInput,
   PublishSummary,
-  VersionWithDocument,
   Version,
   type BuilderKind,
+  ListVersionsOutput,
 } from "@/schemas/builder/builder";
 import { ListOrder, ListQuery, nameText, NextCursor, TimestampInput, Uuid } from "@/schemas/common";
 import type { ErrorCode } from "@/server/errors";
-import {
-  createItem,
-  deleteItem,
-  deployVersion,
-  getDraft,
-  getLive,
-  listItems,
-  listVersions,
-  patchDraft,
-  publishItem,
-} from "@/server/services/builder/builder";
+import { createItem, deleteItem, getDraft, getLive } from "@/server/services/builder/builder";
+import { listItems } from "@/server/services/builder/builder-lists";
+import { deployVersion, listVersions, publishItem } from "@/server/services/builder/builder-versions";
+import { patchDraft } from "@/server/services/builder/draft-edits";
 import { writesKind } from "@/server/services/support/builder-kinds";
 import { router, scopedProcedure } from "../../init";
 import { entityTag, ifMatchOf } from "../../entity-tags";
@@ -91,6 +84,7 @@ function builderRouter<
   const IdInput = keyed(idKey, Uuid);
   const ViewOutput = keyed(one, route.view);
   const PublishOutput = z.object({ ...keyed(one, PublishSummary).shape, version: Version });
+  const ListOutput = z.object({ ...keyed(many, z.array(route.listRow)).shape, nextCursor: NextCursor });
   // The generic factory cannot name the per-kind input types; each input is parsed by its schema.
   const fields = (input: unknown) => input as Record<string, unknown>;
   const idOf = (input: unknown) => fields(input)[idKey] as string;
@@ -126,7 +120,7 @@ function builderRouter<
         },
       })
       .input(z.strictObject({ ...ListItemsQuery, fields: listFieldsQuery(kind) }))
-      .output(z.object({ ...keyed(many, z.array(route.listRow)).shape, nextCursor: NextCursor }))
+      .output(ListOutput)
       .query(async ({ ctx, input }) => {
         const { items, nextCursor } = await listItems(ctx.db, ctx.actor, kind, input);
         return { [many]: items, nextCursor } as never;
@@ -209,7 +203,7 @@ function builderRouter<
         errors: ["not_found"],
       })
       .input(IdInput.extend({ ...ListQuery.shape, order: ListOrder }))
-      .output(z.object({ versions: z.array(VersionWithDocument), nextCursor: NextCursor }))
+      .output(ListVersionsOutput)
       .query(
         ({ ctx, input }) =>
           listVersions(

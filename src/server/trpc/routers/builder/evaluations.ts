@@ -1,6 +1,6 @@
 // Evaluations of agents, flows and apps: datasets, background runs and their comparison. One
-// factory, three routers; each procedure is one call into services/builder/evaluations.ts. The
-// comparison has its own path segment, so no `{runId}` route can capture it.
+// factory, three routers; each procedure is one call into services/builder/eval-datasets.ts or
+// evaluations.ts. The comparison has its own path segment, so no `{runId}` route can capture it.
 import { z } from "zod";
 import type { BuilderKind } from "@/schemas/builder/builder";
 import {
@@ -9,11 +9,9 @@ import {
   DatasetCasesOutput,
   DatasetInput,
   EvalComparison,
-  EvalDataset,
   EvalRunInput,
   EvalRunResultsInput,
   EvalRunResultsOutput,
-  EvalRunSummary,
   EVAL_LIMITS,
   ImportDatasetInput,
   ListDatasetsInput,
@@ -21,14 +19,13 @@ import {
   ListEvalRunsInput,
   ListEvalRunsOutput,
   StartEvalRunInput,
+  EvalDatasetOutput,
+  EvalRunOutput,
 } from "@/schemas/builder/evaluations";
+import { deleteDataset, importDataset, listDatasetCases, listDatasets } from "@/server/services/builder/eval-datasets";
 import {
   compareEvalRuns,
-  deleteDataset,
   getEvalRun,
-  importDataset,
-  listDatasetCases,
-  listDatasets,
   listEvalResults,
   listEvalRuns,
   startEvalRun,
@@ -52,7 +49,7 @@ function evaluationProcedures(kind: BuilderKind, plural: "agents" | "flows" | "a
         errors: ["not_found"],
       })
       .input(ImportDatasetInput)
-      .output(z.object({ dataset: EvalDataset }))
+      .output(EvalDatasetOutput)
       .mutation(async ({ ctx, input }) => {
         const dataset = await importDataset(ctx.db, ctx.actor, kind, input);
         ctx.response.status = 201;
@@ -111,7 +108,7 @@ function evaluationProcedures(kind: BuilderKind, plural: "agents" | "flows" | "a
         errors: ["feature_not_available", "not_found", "version_not_found"],
       })
       .input(StartEvalRunInput)
-      .output(z.object({ run: EvalRunSummary }))
+      .output(EvalRunOutput)
       .mutation(async ({ ctx, input }) => {
         const run = await startEvalRun(ctx.db, ctx.actor, kind, input);
         ctx.response.status = 202;
@@ -136,7 +133,7 @@ function evaluationProcedures(kind: BuilderKind, plural: "agents" | "flows" | "a
         errors: ["not_found"],
       })
       .input(EvalRunInput)
-      .output(z.object({ run: EvalRunSummary }))
+      .output(EvalRunOutput)
       .query(async ({ ctx, input }) => ({ run: await getEvalRun(ctx.db, ctx.actor, kind, input) })),
     results: scopedProcedure(listEvalResults.requirementFor(kind))
       .meta({

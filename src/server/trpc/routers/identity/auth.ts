@@ -1,8 +1,7 @@
-import { z } from "zod";
 import { SignInInput } from "@/schemas/identity/auth";
 import { MfaChallengeInput, MfaSignInInput, RecoveryCodes, SignInResult, TotpEnrollment } from "@/schemas/identity/mfa";
-import { ChangePasswordInput, Member } from "@/schemas/identity/member";
-import { Organization } from "@/schemas/org/organization";
+import { ChangePasswordInput, ConsoleMeOutput } from "@/schemas/identity/member";
+import { OkOutput } from "@/schemas/common";
 import { changeOwnPassword } from "@/server/services/identity/members";
 import { getOrganization } from "@/server/services/org/organizations";
 import { startSignInEnrollment } from "@/server/services/identity/mfa-sign-in";
@@ -38,7 +37,7 @@ export const authRouter = router({
   /** The second step of a password sign-in: a code from the authenticator or a recovery code. */
   verifyMfa: publicProcedure
     .input(MfaSignInInput)
-    .output(z.object({ ok: z.literal(true) }))
+    .output(OkOutput)
     .mutation(async ({ ctx, input }) => {
       const headers = ctx.requestHeaders ?? new Headers();
       const origin = requestOrigin({ headers }, ctx.requestId, "console");
@@ -65,7 +64,7 @@ export const authRouter = router({
       return { recoveryCodes };
     }),
 
-  signOut: publicProcedure.output(z.object({ ok: z.literal(true) })).mutation(async ({ ctx }) => {
+  signOut: publicProcedure.output(OkOutput).mutation(async ({ ctx }) => {
     await signOut(ctx.db, ctx.sessionToken);
     ctx.response.headers.append("Set-Cookie", clearedSessionCookie(ctx.secureCookies));
     return { ok: true as const };
@@ -73,7 +72,7 @@ export const authRouter = router({
 
   changePassword: memberProcedure(changeOwnPassword.requirement)
     .input(ChangePasswordInput)
-    .output(z.object({ ok: z.literal(true) }))
+    .output(OkOutput)
     .mutation(async ({ ctx, input }) => {
       await changeOwnPassword(ctx.db, ctx.actor, input, {
         keepSessionToken: ctx.sessionToken,
@@ -83,7 +82,7 @@ export const authRouter = router({
     }),
 
   me: memberProcedure(getOrganization.requirement)
-    .output(z.object({ member: Member.pick({ id: true, email: true, role: true }), organization: Organization }))
+    .output(ConsoleMeOutput)
     .query(async ({ ctx }) => {
       const organization = await getOrganization(ctx.db, ctx.actor);
       const { id, email, role } = ctx.actor.member;

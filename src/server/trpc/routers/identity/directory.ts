@@ -1,7 +1,11 @@
 // Console-only: the organization's directory (SCIM) for its Directory page. Admins see it, make
 // and rotate the SCIM token and choose the default plan; API keys cannot reach any of it.
-import { z } from "zod";
-import { DirectoryOverview, DirectoryTokenCreated, SetDirectoryDefaultPlanInput } from "@/schemas/identity/directory";
+import {
+  DirectoryOverview,
+  DirectoryTokenCreated,
+  SetDirectoryDefaultPlanInput,
+  DirectoryDefaultPlanOutput,
+} from "@/schemas/identity/directory";
 import {
   getDirectoryOverview,
   rotateDirectoryToken,
@@ -18,6 +22,6 @@ export const directoryRouter = router({
     .mutation(({ ctx }) => rotateDirectoryToken(ctx.db, ctx.actor)),
   setDefaultPlan: memberProcedure(setDirectoryDefaultPlan.requirement)
     .input(SetDirectoryDefaultPlanInput)
-    .output(z.object({ defaultPlanId: z.uuid().nullable() }))
+    .output(DirectoryDefaultPlanOutput)
     .mutation(({ ctx, input }) => setDirectoryDefaultPlan(ctx.db, ctx.actor, input)),
 });

@@ -1,6 +1,5 @@
 // Invitations: the console's admins invite, list, resend and revoke; the invitee, holding only
 // the link, reads what it offers and accepts it (public procedures, signed in on success).
-import { z } from "zod";
 import {
   AcceptInvitationInput,
   CreateInvitationInput,
@@ -10,9 +9,8 @@ import {
   InvitationPreview,
   InvitationTokenInput,
   ListInvitationsInput,
-  Member,
+  AcceptInvitationOutput,
 } from "@/schemas/identity/member";
-import { MfaChallenge } from "@/schemas/identity/mfa";
 import { requestOrigin } from "@/server/auth/actor";
 import { sessionCookie } from "@/server/auth/cookies";
 import { acceptInvitation, previewInvitation } from "@/server/services/identity/invitation-acceptance";
@@ -47,7 +45,7 @@ export const invitationsRouter = router({
     .query(({ ctx, input }) => previewInvitation(ctx.db, input)),
   accept: publicProcedure
     .input(AcceptInvitationInput)
-    .output(z.object({ member: Member, mfa: MfaChallenge.optional() }))
+    .output(AcceptInvitationOutput)
     .mutation(async ({ ctx, input }) => {
       const accepted = await acceptInvitation(
         ctx.db,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ChangeRoleInput, Member, MemberIdInput } from "@/schemas/identity/member";
+import { ChangeRoleInput, Member, MemberIdInput, MemberOutput } from "@/schemas/identity/member";
 import { sendPasswordResetLink } from "@/server/services/identity/invitations";
 import { changeMemberRole, listMembers, removeMember } from "@/server/services/identity/members";
 import { memberProcedure, router } from "../../init";
@@ -14,7 +14,7 @@ export const membersRouter = router({
     .mutation(({ ctx, input }) => changeMemberRole(ctx.db, ctx.actor, input)),
   resetPassword: memberProcedure(sendPasswordResetLink.requirement)
     .input(MemberIdInput)
-    .output(z.object({ member: Member }))
+    .output(MemberOutput)
     .mutation(async ({ ctx, input }) => ({ member: await sendPasswordResetLink(ctx.db, ctx.actor, input) })),
   remove: memberProcedure(removeMember.requirement)
     .input(MemberIdInput)

@@ -1,6 +1,6 @@
-import { z } from "zod";
 import { MemberIdInput } from "@/schemas/identity/member";
 import { MfaCodeInput, MfaResetResult, MfaStatus, RecoveryCodes, TotpEnrollment } from "@/schemas/identity/mfa";
+import { OkOutput } from "@/schemas/common";
 import { clientAddress } from "@/server/auth/client-address";
 import {
   confirmMfaEnrollment,
@@ -29,7 +29,7 @@ export const mfaRouter = router({
     ),
   remove: memberProcedure(removeOwnMfa.requirement)
     .input(MfaCodeInput)
-    .output(z.object({ ok: z.literal(true) }))
+    .output(OkOutput)
     .mutation(async ({ ctx, input }) => {
       await removeOwnMfa(ctx.db, ctx.actor, input, {
         clientAddress: clientAddress(ctx.requestHeaders ?? new Headers()),

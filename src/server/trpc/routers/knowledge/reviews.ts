@@ -1,14 +1,13 @@
-import { z } from "zod";
 import {
   ApproveReviewsInput,
   ApproveReviewsOutput,
   ListReviewsInput,
   ListReviewsOutput,
   RejectReviewInput,
-  Review,
   ReviewAuthorsInput,
   ReviewAuthorsOutput,
   ReviewIdInput,
+  ReviewOutput,
 } from "@/schemas/knowledge/review";
 import {
   approveReview,
@@ -32,11 +31,11 @@ export const reviewsRouter = router({
     .query(({ ctx, input }) => listReviewAuthors(ctx.db, ctx.actor, input)),
   get: memberProcedure(getReview.requirement)
     .input(ReviewIdInput)
-    .output(z.object({ review: Review }))
+    .output(ReviewOutput)
     .query(({ ctx, input }) => getReview(ctx.db, ctx.actor, input)),
   approve: memberProcedure(approveReview.requirement)
     .input(ReviewIdInput)
-    .output(z.object({ review: Review }))
+    .output(ReviewOutput)
     .mutation(({ ctx, input }) => approveReview(ctx.db, ctx.actor, input)),
   approveMany: memberProcedure(approveReviews.requirement)
     .input(ApproveReviewsInput)
@@ -44,6 +43,6 @@ export const reviewsRouter = router({
     .mutation(({ ctx, input }) => approveReviews(ctx.db, ctx.actor, input)),
   reject: memberProcedure(rejectReview.requirement)
     .input(RejectReviewInput)
-    .output(z.object({ review: Review }))
+    .output(ReviewOutput)
     .mutation(({ ctx, input }) => rejectReview(ctx.db, ctx.actor, input)),
 });

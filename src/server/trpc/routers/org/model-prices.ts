@@ -1,5 +1,10 @@
 import { z } from "zod";
-import { ListModelPricesOutput, ModelPrice, ModelPriceIdInput, SetModelPriceInput } from "@/schemas/org/model-prices";
+import {
+  ListModelPricesOutput,
+  ModelPriceIdInput,
+  SetModelPriceInput,
+  ModelPriceOutput,
+} from "@/schemas/org/model-prices";
 import { deleteModelPrice, listModelPrices, setModelPrice } from "@/server/services/org/model-prices";
 import { router, scopedProcedure } from "../../init";
 
@@ -32,7 +37,7 @@ export const modelPricesRouter = router({
       errors: ["invalid_model"],
     })
     .input(SetModelPriceInput)
-    .output(z.object({ modelPrice: ModelPrice }))
+    .output(ModelPriceOutput)
     .mutation(async ({ ctx, input }) => ({ modelPrice: await setModelPrice(ctx.db, ctx.actor, input) })),
 
   delete: scopedProcedure(deleteModelPrice.requirement)

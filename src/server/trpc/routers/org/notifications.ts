@@ -1,11 +1,11 @@
 // Console only (no REST path): a member's notifications, their read marks and email choices.
-import { z } from "zod";
 import {
   ListNotificationsInput,
   ListNotificationsOutput,
   MarkNotificationsReadInput,
   NotificationEmailSettings,
   SetNotificationEmailsInput,
+  MarkNotificationsReadOutput,
 } from "@/schemas/org/notifications";
 import {
   getNotificationEmails,
@@ -22,7 +22,7 @@ export const notificationsRouter = router({
     .query(({ ctx, input }) => listNotifications(ctx.db, ctx.actor, input)),
   markRead: memberProcedure(markNotificationsRead.requirement)
     .input(MarkNotificationsReadInput)
-    .output(z.object({ marked: z.number().int() }))
+    .output(MarkNotificationsReadOutput)
     .mutation(({ ctx, input }) => markNotificationsRead(ctx.db, ctx.actor, input)),
   emails: memberProcedure(getNotificationEmails.requirement)
     .output(NotificationEmailSettings)

@@ -9,11 +9,11 @@ import {
   ReplayWebhookDeliveryInput,
   SendWebhookTestEventInput,
   UpdateWebhookEndpointInput,
-  WebhookDelivery,
-  WebhookEndpoint,
   WebhookEndpointIdInput,
-  WebhookSecret,
   WebhookTestEventOutput,
+  WebhookEndpointOutput,
+  WebhookSecretOutput,
+  WebhookDeliveryOutput,
 } from "@/schemas/org/webhooks";
 import {
   createWebhookEndpoint,
@@ -63,7 +63,7 @@ export const webhooksRouter = router({
       errors: ["not_found"],
     })
     .input(WebhookEndpointIdInput)
-    .output(z.object({ endpoint: WebhookEndpoint }))
+    .output(WebhookEndpointOutput)
     .query(({ ctx, input }) => getWebhookEndpoint(ctx.db, ctx.actor, input)),
 
   update: scopedProcedure(updateWebhookEndpoint.requirement)
@@ -78,7 +78,7 @@ export const webhooksRouter = router({
       errors: ["not_found", "invalid_request"],
     })
     .input(UpdateWebhookEndpointInput)
-    .output(z.object({ endpoint: WebhookEndpoint }))
+    .output(WebhookEndpointOutput)
     .mutation(({ ctx, input }) => updateWebhookEndpoint(ctx.db, ctx.actor, input)),
 
   delete: scopedProcedure(deleteWebhookEndpoint.requirement)
@@ -106,7 +106,7 @@ export const webhooksRouter = router({
       errors: ["not_found"],
     })
     .input(WebhookEndpointIdInput)
-    .output(z.object({ secret: WebhookSecret }))
+    .output(WebhookSecretOutput)
     .mutation(({ ctx, input }) => rotateWebhookSecret(ctx.db, ctx.actor, input)),
 
   deliveries: scopedProcedure(listWebhookDeliveries.requirement)
@@ -137,7 +137,7 @@ export const webhooksRouter = router({
       errors: ["not_found"],
     })
     .input(ReplayWebhookDeliveryInput)
-    .output(z.object({ delivery: WebhookDelivery }))
+    .output(WebhookDeliveryOutput)
     .mutation(async ({ ctx, input }) => {
       ctx.response.status = 202;
       return replayWebhookDelivery(ctx.db, ctx.actor, input);

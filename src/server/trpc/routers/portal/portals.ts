@@ -4,20 +4,28 @@ import {
   EmbedSecretOutput,
   ListPortalsInput,
   ListPortalsOutput,
-  Portal,
-  PortalDetail,
   PortalIdInput,
   UpdatePortalInput,
+  PortalOutput,
+  PortalDetailOutput,
 } from "@/schemas/portal/portal";
-import { AdmitGroupInput, GroupIdInput, PortalAdmission } from "@/schemas/provisioning/provisioning";
+import {
+  AdmitGroupInput,
+  GroupIdInput,
+  PortalAdmissionOutput,
+  PortalGroupAdmission,
+  GroupPortalAdmission,
+} from "@/schemas/provisioning/provisioning";
 import {
   admitGroup,
-  createPortal,
-  getPortal,
   listAdmissions,
   listGroupAdmissions,
-  listPortals,
   removeAdmission,
+} from "@/server/services/portal/portal-admissions";
+import {
+  createPortal,
+  getPortal,
+  listPortals,
   rotateEmbedSecret,
   updatePortal,
 } from "@/server/services/portal/portals";
@@ -46,7 +54,7 @@ export const portalsRouter = router({
       successStatus: 201,
     })
     .input(CreatePortalInput)
-    .output(z.object({ portal: Portal }))
+    .output(PortalOutput)
     .mutation(async ({ ctx, input }) => {
       ctx.response.status = 201;
       return { portal: await createPortal(ctx.db, ctx.actor, input) };
@@ -54,7 +62,7 @@ export const portalsRouter = router({
 
   get: scopedProcedure(getPortal.requirement)
     .input(PortalIdInput)
-    .output(z.object({ portal: PortalDetail }))
+    .output(PortalDetailOutput)
     .query(async ({ ctx, input }) => ({ portal: await getPortal(ctx.db, ctx.actor, input) })),
 
   update: scopedProcedure(updatePortal.requirement)
@@ -70,7 +78,7 @@ export const portalsRouter = router({
       errors: ["not_found", "conflict"],
     })
     .input(UpdatePortalInput)
-    .output(z.object({ portal: PortalDetail }))
+    .output(PortalDetailOutput)
     .mutation(async ({ ctx, input }) => ({ portal: await updatePortal(ctx.db, ctx.actor, input) })),
 
   rotateEmbedSecret: scopedProcedure(rotateEmbedSecret.requirement)
@@ -106,7 +114,7 @@ export const portalsRouter = router({
       },
     })
     .input(AdmitGroupInput)
-    .output(z.object({ admission: PortalAdmission }))
+    .output(PortalAdmissionOutput)
     .mutation(async ({ ctx, input }) => {
       const { created, admission } = await admitGroup(ctx.db, ctx.actor, input);
       ctx.response.status = created ? 201 : 200;
@@ -135,12 +143,12 @@ export const portalsRouter = router({
 
   admissions: scopedProcedure(listAdmissions.requirement)
     .input(z.strictObject({ portalId: z.uuid() }))
-    .output(z.array(PortalAdmission.extend({ groupName: z.string() })))
+    .output(z.array(PortalGroupAdmission))
     .query(({ ctx, input }) => listAdmissions(ctx.db, ctx.actor, input)),
 
   /** The other way round: the portals one group is admitted to. */
   admissionsOfGroup: scopedProcedure(listGroupAdmissions.requirement)
     .input(GroupIdInput)
-    .output(z.array(PortalAdmission.extend({ portalName: z.string() })))
+    .output(z.array(GroupPortalAdmission))
     .query(({ ctx, input }) => listGroupAdmissions(ctx.db, ctx.actor, input)),
 });

@@ -2,16 +2,13 @@ import { z } from "zod";
 import {
   CreditLedgerInput,
   CreditLedgerOutput,
-  CreditRequest,
   DismissCreditRequestInput,
   GrantBonusCreditsInput,
   ListCreditRequestsInput,
   ListCreditRequestsOutput,
+  CreditRequestOutput,
 } from "@/schemas/provisioning/credits";
 import {
-  EndUser,
-  EndUserDetail,
-  SubscriptionDetail,
   EndUserIdInput,
   ListEndUsersInput,
   ListEndUsersOutput,
@@ -20,6 +17,9 @@ import {
   RemoveGrantInput,
   RemoveSubscriptionInput,
   UpdateEndUserInput,
+  EndUserDetailOutput,
+  EndUserOutput,
+  SubscriptionOutput,
 } from "@/schemas/provisioning/provisioning";
 import { provisionEndUser } from "@/server/services/provisioning/end-users";
 import { getEndUser, listEndUsers } from "@/server/services/provisioning/end-user-reads";
@@ -37,7 +37,7 @@ import {
 } from "@/server/services/provisioning/credit-requests";
 import { creditLedger } from "@/server/services/provisioning/credit-ledger";
 import { EffectiveAccessInput, EffectiveAccessOutput } from "@/schemas/portal/portal";
-import { effectiveAccess } from "@/server/services/portal/portal-access";
+import { effectiveAccess } from "@/server/services/portal/effective-access";
 import { EndUserExport, EraseEndUserOutput } from "@/schemas/provisioning/end-user-data";
 import { eraseEndUser } from "@/server/services/provisioning/end-user-data";
 import { exportEndUser } from "@/server/services/provisioning/end-user-export";
@@ -144,7 +144,7 @@ export const endUsersRouter = router({
       errors: ["not_found"],
     })
     .input(EndUserIdInput)
-    .output(z.object({ endUser: EndUserDetail }))
+    .output(EndUserDetailOutput)
     .query(async ({ ctx, input }) => ({ endUser: await getEndUser(ctx.db, ctx.actor, input) })),
 
   update: scopedProcedure(updateEndUser.requirement)
@@ -160,7 +160,7 @@ export const endUsersRouter = router({
       errors: ["not_found"],
     })
     .input(UpdateEndUserInput)
-    .output(z.object({ endUser: EndUser }))
+    .output(EndUserOutput)
     .mutation(async ({ ctx, input }) => ({ endUser: await updateEndUser(ctx.db, ctx.actor, input) })),
 
   export: scopedProcedure(exportEndUser.requirement)
@@ -208,7 +208,7 @@ export const endUsersRouter = router({
       errors: ["not_found"],
     })
     .input(EndUserIdInput)
-    .output(z.object({ endUser: EndUser }))
+    .output(EndUserOutput)
     .mutation(async ({ ctx, input }) => ({ endUser: await revokeEndUser(ctx.db, ctx.actor, input) })),
 
   delete: scopedProcedure(deleteEndUser.requirement)
@@ -280,7 +280,7 @@ export const endUsersRouter = router({
       errors: ["not_found", "conflict"],
     })
     .input(GrantBonusCreditsInput)
-    .output(z.object({ subscription: SubscriptionDetail }))
+    .output(SubscriptionOutput)
     .mutation(async ({ ctx, input }) => ({ subscription: await grantBonusCredits(ctx.db, ctx.actor, input) })),
 
   creditLedger: scopedProcedure(creditLedger.requirement)
@@ -325,7 +325,7 @@ export const endUsersRouter = router({
       errors: ["not_found"],
     })
     .input(DismissCreditRequestInput)
-    .output(z.object({ creditRequest: CreditRequest }))
+    .output(CreditRequestOutput)
     .mutation(async ({ ctx, input }) => ({ creditRequest: await dismissCreditRequest(ctx.db, ctx.actor, input) })),
 
   /** The console's "effective access" view: the apps the end user can use, where and why. */

@@ -1,13 +1,12 @@
-import { z } from "zod";
 import { ListQuery } from "@/schemas/common";
 import {
   CreateTierPlanInput,
   ListTierPlansOutput,
-  TierPlan,
   TierPlanIdInput,
   TierPlanSubscribersOutput,
   UpdateTierPlanInput,
-  UserGroup,
+  CreateTierPlanOutput,
+  TierPlanOutput,
 } from "@/schemas/provisioning/provisioning";
 import {
   archiveTierPlan,
@@ -47,7 +46,7 @@ export const tierPlansRouter = router({
       successStatus: 201,
     })
     .input(CreateTierPlanInput)
-    .output(z.object({ tierPlan: TierPlan, group: UserGroup.optional() }))
+    .output(CreateTierPlanOutput)
     .mutation(async ({ ctx, input }) => {
       ctx.response.status = 201;
       return createTierPlan(ctx.db, ctx.actor, input);
@@ -66,7 +65,7 @@ export const tierPlansRouter = router({
       errors: ["not_found", "invalid_model"],
     })
     .input(UpdateTierPlanInput)
-    .output(z.object({ tierPlan: TierPlan }))
+    .output(TierPlanOutput)
     .mutation(async ({ ctx, input }) => ({ tierPlan: await updateTierPlan(ctx.db, ctx.actor, input) })),
 
   /** The console's plans page: active subscribers per plan. */
@@ -76,6 +75,6 @@ export const tierPlansRouter = router({
 
   archive: scopedProcedure(archiveTierPlan.requirement)
     .input(TierPlanIdInput)
-    .output(z.object({ tierPlan: TierPlan }))
+    .output(TierPlanOutput)
     .mutation(async ({ ctx, input }) => ({ tierPlan: await archiveTierPlan(ctx.db, ctx.actor, input) })),
 });

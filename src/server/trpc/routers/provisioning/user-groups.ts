@@ -5,14 +5,15 @@ import {
   CreateUserGroupInput,
   Grant,
   GroupIdInput,
-  GroupMember,
   ListGroupMembersInput,
   ListGroupMembersOutput,
   ListUserGroupsInput,
   ListUserGroupsOutput,
   RemoveGroupGrantInput,
   UpdateUserGroupInput,
-  UserGroup,
+  UserGroupOutput,
+  GroupMemberOutput,
+  GrantOutput,
 } from "@/schemas/provisioning/provisioning";
 import {
   addGroupGrant,
@@ -39,7 +40,7 @@ export const userGroupsRouter = router({
       successStatus: 201,
     })
     .input(CreateUserGroupInput)
-    .output(z.object({ userGroup: UserGroup }))
+    .output(UserGroupOutput)
     .mutation(async ({ ctx, input }) => {
       ctx.response.status = 201;
       return { userGroup: await createUserGroup(ctx.db, ctx.actor, input) };
@@ -60,7 +61,7 @@ export const userGroupsRouter = router({
       errors: ["groups_disabled", "not_found"],
     })
     .input(GroupIdInput)
-    .output(z.object({ userGroup: UserGroup }))
+    .output(UserGroupOutput)
     .query(async ({ ctx, input }) => ({ userGroup: await getUserGroup(ctx.db, ctx.actor, input) })),
 
   update: scopedProcedure(updateUserGroup.requirement)
@@ -76,7 +77,7 @@ export const userGroupsRouter = router({
       errors: ["groups_disabled", "not_found", "plan_group", "directory_managed"],
     })
     .input(UpdateUserGroupInput)
-    .output(z.object({ userGroup: UserGroup }))
+    .output(UserGroupOutput)
     .mutation(async ({ ctx, input }) => ({ userGroup: await updateUserGroup(ctx.db, ctx.actor, input) })),
 
   delete: scopedProcedure(deleteUserGroup.requirement)
@@ -113,7 +114,7 @@ export const userGroupsRouter = router({
       alsoSucceeds: { status: 200, description: "The end user was already a member; nothing written" },
     })
     .input(AddGroupMemberInput)
-    .output(z.object({ member: GroupMember }))
+    .output(GroupMemberOutput)
     .mutation(async ({ ctx, input }) => {
       const { created, member } = await addGroupMember(ctx.db, ctx.actor, input);
       ctx.response.status = created ? 201 : 200;
@@ -158,7 +159,7 @@ export const userGroupsRouter = router({
       alsoSucceeds: { status: 200, description: "The same grant existed; the existing one, nothing written" },
     })
     .input(AddGroupGrantInput)
-    .output(z.object({ grant: Grant }))
+    .output(GrantOutput)
     .mutation(async ({ ctx, input }) => {
       const { created, grant } = await addGroupGrant(ctx.db, ctx.actor, input);
       ctx.response.status = created ? 201 : 200;

@@ -5,7 +5,7 @@ import {
   getConversationMessages,
   getConversationStarters,
   listConversations,
-} from "@/server/services/runs/conversations";
+} from "@/server/services/runs/conversation-reads";
 import { router, scopedProcedure } from "../../init";
 
 export const conversationsRouter = router({

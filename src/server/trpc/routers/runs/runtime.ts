@@ -2,7 +2,6 @@ import { z } from "zod";
 import type { BuilderKind } from "@/schemas/builder/builder";
 import {
   ApprovalDetail,
-  AwaitingApprovalOutput,
   DecideApprovalInput,
   DecideApprovalOutput,
   ListApprovalsOutput,
@@ -11,12 +10,10 @@ import {
   ConversationRunEventsInput,
   ConversationRunEventsOutput,
   ConversationRunInput,
-  ConversationOutput,
   DraftPreview,
   DraftPreviewInput,
   MessageFeedbackInput,
   MessageFeedbackOutput,
-  Execution,
   ListExecutionsInput,
   ListExecutionsOutput,
   ListTestRunsInput,
@@ -26,13 +23,17 @@ import {
   TestRun,
   TestSuite,
   TransactionInput,
-  TransactionOutput,
+  ConverseOutput,
+  TransactOutput,
+  ExecutionOutput,
 } from "@/schemas/runs/runtime";
 import { Uuid } from "@/schemas/common";
 import { FileIdInput, FileOutput, MAX_ATTACHMENT_BYTES } from "@/schemas/runs/attachment";
 import { getFile, getFileContent, uploadFiles } from "@/server/services/runs/attachments";
-import { converse, setMessageFeedback } from "@/server/services/runs/conversations";
-import { decideApproval, getApproval, isAwaiting, listPendingApprovals } from "@/server/services/runs/approvals";
+import { converse } from "@/server/services/runs/conversations";
+import { setMessageFeedback } from "@/server/services/runs/message-feedback";
+import { decideApproval, getApproval, listPendingApprovals } from "@/server/services/runs/approvals";
+import { isAwaiting } from "@/server/services/runs/approval-pause";
 import { cancelConversationRun, openConversationRun, readRunEvents } from "@/server/services/runs/conversation-runs";
 import { getExecution, listExecutions } from "@/server/services/runs/executions";
 import { listTestRuns, runTests } from "@/server/services/builder/test-runs";
@@ -193,7 +194,7 @@ export const runtimeRouter = router({
       ],
     })
     .input(ConversationInput)
-    .output(z.union([ConversationOutput, AwaitingApprovalOutput]))
+    .output(ConverseOutput)
     .mutation(async ({ ctx, input }) => {
       const result = await converse(ctx.db, ctx.actor, {
         appId: input.appId,
@@ -287,7 +288,7 @@ export const runtimeRouter = router({
       ],
     })
     .input(TransactionInput)
-    .output(z.union([TransactionOutput, AwaitingApprovalOutput]))
+    .output(TransactOutput)
     .mutation(async ({ ctx, input }) => {
       const result = await transact(ctx.db, ctx.actor, input);
       if (isAwaiting(result)) ctx.response.status = 202;
@@ -319,7 +320,7 @@ export const runtimeRouter = router({
       errors: ["not_found"],
     })
     .input(z.strictObject({ executionId: z.uuid() }))
-    .output(z.object({ execution: Execution }))
+    .output(ExecutionOutput)
     .query(async ({ ctx, input }) => ({ execution: await getExecution(ctx.db, ctx.actor, input) })),
 
   approvals: scopedProcedure(listPendingApprovals.requirement)

@@ -8,8 +8,10 @@ import {
   UsageInput,
   UsageReport,
   usageCsv,
+  EndUsersNearLimitOutput,
 } from "@/schemas/runs/usage";
-import { endUsersNearLimit, getScopedUsage, getUsage, listRefusals } from "@/server/services/runs/usage";
+import { listRefusals } from "@/server/services/runs/run-refusals";
+import { endUsersNearLimit, getScopedUsage, getUsage } from "@/server/services/runs/usage";
 import { memberProcedure, router, scopedProcedure } from "../../init";
 
 export const usageRouter = router({
@@ -59,18 +61,6 @@ export const usageRouter = router({
 
   nearLimit: memberProcedure(endUsersNearLimit.requirement)
     .input(z.strictObject({ limit: z.number().int().min(1).max(20).default(5) }))
-    .output(
-      z.object({
-        endUsers: z.array(
-          z.object({
-            id: z.string(),
-            email: z.string(),
-            fullName: z.string(),
-            used: z.number().int(),
-            allowance: z.number().int(),
-          }),
-        ),
-      }),
-    )
+    .output(EndUsersNearLimitOutput)
     .query(({ ctx, input }) => endUsersNearLimit(ctx.db, ctx.actor, input)),
 });

@@ -1,0 +1,184 @@
+// A conversation run's events on their way to storage (conversation_run_events): batched across
+// the process's runs into one statement that also notifies the other processes (runtime/run-hub.ts).
+import type { Db } from "@/server/db";
+import { logger } from "@/server/observability/log";
+import { isUniqueViolation, whenDatabaseAnswers } from "@/server/runtime/database-wait";
+import { RUN_LIMITS, runLimitExceeded, STORED_EVENT_OVERHEAD } from "@/server/runtime/limits";
+import { eventsPayload, RUNS_CHANNEL, wakeRun } from "@/server/runtime/run-hub";
+
+/** Consecutive deltas not yet stored are stored as one event up to this size. */
+const MERGED_DELTA_CHARS = 16 * 1024;
+
+export interface StoredEvent {
+  seq: number;
+  event: string;
+  /** JSON text, as sent in the `data:` line. */
+  data: string;
+}
+
+export function isFinal(event: string): boolean {
+  return event === "done" || event === "error";
+}
+
+interface PendingEvent {
+  event: string;
+  data: unknown;
+}
+
+/** One run's batch of events to store, after seq `first`. */
+export interface EventBatch {
+  runId: string;
+  first: number;
+  events: string[];
+  data: string[];
+}
+
+/** A run's batch alone, in one statement that also notifies the listening processes. */
+function storeAlone(db: Db, batch: EventBatch) {
+  return db.pool.query({
+    name: "atrium_store_run_events",
+    text: `with stored as (
+        insert into conversation_run_events (run_id, seq, event, data)
+        select $1, $2::int + e.nth::int, e.event, e.data from unnest($3::text[], $4::text[]) with ordinality as e(event, data, nth)
+      )
+      select pg_notify($5, $6)`,
+    values: [batch.runId, batch.first, batch.events, batch.data, RUNS_CHANNEL, eventsPayload(batch.runId)],
+  });
+}
+
+/**
+ * The batches of every run of the process asked for in the same turn of the event loop, in one
+ * statement (issue 53: a thousand streams trickling tokens were a thousand statements a tick
+ * through a pool of ten). A batch already stored (a retry after a commit whose answer was lost)
+ * is skipped; if the statement fails, each batch is stored alone, so one run's failure (its run
+ * deleted meanwhile) never costs another run its events.
+ */
+const STORE_SQL = `with stored as (
+    insert into conversation_run_events (run_id, seq, event, data)
+    select * from unnest($1::uuid[], $2::int[], $3::text[], $4::text[])
+    on conflict (run_id, seq) do nothing
+  )
+  select pg_notify($5, p) from unnest($6::text[]) as p`;
+/** The most batches one statement stores: a larger burst goes in several. */
+const STORE_BATCHES = 200;
+
+interface StoreRequest {
+  batch: EventBatch;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+const storing = new WeakMap<Db, StoreRequest[]>();
+
+export function storeRunEvents(db: Db, batch: EventBatch): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const request: StoreRequest = { batch, resolve, reject };
+    const queue = storing.get(db);
+    if (queue && queue.length < STORE_BATCHES) {
+      queue.push(request);
+      return;
+    }
+    const requests = [request];
+    storing.set(db, requests);
+    setImmediate(() => void sendStores(db, requests));
+  });
+}
+
+async function sendStores(db: Db, requests: StoreRequest[]): Promise<void> {
+  if (storing.get(db) === requests) storing.delete(db);
+  const alone = ({ batch, resolve, reject }: StoreRequest) => storeAlone(db, batch).then(resolve, reject);
+  if (requests.length === 1) return alone(requests[0]!);
+  const rows = { runIds: [] as string[], seqs: [] as number[], events: [] as string[], data: [] as string[] };
+  for (const { batch } of requests) {
+    batch.events.forEach((event, i) => {
+      rows.runIds.push(batch.runId);
+      rows.seqs.push(batch.first + i + 1);
+      rows.events.push(event);
+      rows.data.push(batch.data[i]!);
+    });
+  }
+  const payloads = [...new Set(requests.map(({ batch }) => eventsPayload(batch.runId)))];
+  try {
+    await db.pool.query({
+      name: "atrium_store_runs_events",
+      text: STORE_SQL,
+      values: [rows.runIds, rows.seqs, rows.events, rows.data, RUNS_CHANNEL, payloads],
+    });
+  } catch {
+    await Promise.all(requests.map(alone));
+    return;
+  }
+  for (const { resolve } of requests) resolve();
+}
+
+/**
+ * A run's events on their way to storage, in order: each flush stores every pending event in one
+ * statement that also notifies the listening processes, and wakes this process's readers. While
+ * the database is away the run's events wait in order (runtime/database-wait.ts): none is
+ * skipped, so the stored deltas always make the reply.
+ */
+export class RunRecorder {
+  private used = 0;
+  private pending: PendingEvent[] = [];
+  private flushing: Promise<void> | null = null;
+
+  constructor(
+    private readonly db: Db,
+    private readonly runId: string,
+    /** The last event stored before: a run continuing after an approval goes on from there. */
+    private seq = 0,
+  ) {}
+
+  /** Queues an event; past the run's bound of stored events, ends the run (the final event is always kept). */
+  push(event: string, data: unknown): void {
+    if (!isFinal(event)) {
+      this.used += JSON.stringify(data).length + STORED_EVENT_OVERHEAD;
+      if (this.used > RUN_LIMITS.streamEventChars) throw runLimitExceeded("stream events");
+    }
+    const last = this.pending.at(-1);
+    const text = (data as { text?: string }).text;
+    if (event === "delta" && last?.event === "delta" && typeof text === "string") {
+      const merged = (last.data as { text: string }).text + text;
+      if (merged.length <= MERGED_DELTA_CHARS) {
+        last.data = { text: merged };
+        return;
+      }
+    }
+    this.pending.push({ event, data });
+    this.flushing ??= this.flush().finally(() => (this.flushing = null));
+  }
+
+  private async flush(): Promise<void> {
+    while (this.pending.length > 0) {
+      const batch = this.pending.splice(0);
+      const first = this.seq;
+      this.seq += batch.length;
+      let tried = false;
+      const store = () =>
+        storeRunEvents(this.db, {
+          runId: this.runId,
+          first,
+          events: batch.map((e) => e.event),
+          data: batch.map((e) => JSON.stringify(e.data)),
+        });
+      try {
+        await whenDatabaseAnswers("Storing a conversation run's events", async () => {
+          try {
+            await store();
+          } catch (error) {
+            // A retry after a commit whose answer was lost finds the batch stored.
+            if (tried && isUniqueViolation(error)) return;
+            tried = true;
+            throw error;
+          }
+        });
+      } catch (error) {
+        logger().error({ err: error, runId: this.runId }, "Storing a conversation run's events failed");
+      }
+      wakeRun(this.db, this.runId);
+    }
+  }
+
+  async drained(): Promise<void> {
+    while (this.flushing) await this.flushing;
+  }
+}
