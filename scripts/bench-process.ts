@@ -1,9 +1,12 @@
 // What the benchmarks read of a process tree on Linux: its memory and the CPU it used; the
-// percentile of sorted timings; and how they start and call the server. Shared by scripts/bench.ts
-// and scripts/bench-scale.ts.
-import type { ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+// percentile of sorted timings; and how they start and call the server. Shared by scripts/bench.ts,
+// scripts/bench-scale.ts and scripts/bench-streams.ts.
+import { spawn, type ChildProcess } from "node:child_process";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { env } from "@/env";
+import { SERVER_DIST } from "./build-server.mjs";
 
 export interface Memory {
   /** Resident set, MB: pages shared between the processes (node's own code) count in each. */
@@ -95,6 +98,53 @@ export async function waitForHealth(server: ChildProcess, base: string, timeoutM
 export function cpuProfileArgs(): string[] {
   const dir = process.env.BENCH_CPU_PROFILE;
   return dir ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(dir)}`] : [];
+}
+
+/** Where a benched server runs: its port, its database and its data folder. */
+export interface BenchServer {
+  port: number;
+  databaseUrl: string;
+  dataDir: string;
+}
+
+/**
+ * Starts a server to bench with node's `args` (scripts/start.mjs, as `npm start` runs it, or
+ * compiledServerArgs()): production, the heap limit `npm start` sets, and a limiter that still runs
+ * on every request but never refuses; `extraEnv` adds what a bench needs besides.
+ */
+export function spawnBenchServer(
+  args: string[],
+  server: BenchServer,
+  extraEnv: Record<string, string | undefined> = {},
+): ChildProcess {
+  return spawn(process.execPath, [`--max-old-space-size=${env().SERVER_HEAP_MB}`, ...args], {
+    stdio: ["ignore", "ignore", "inherit"],
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      PORT: String(server.port),
+      DATABASE_URL: server.databaseUrl,
+      DATA_DIR: server.dataDir,
+      RATE_LIMIT_PER_MINUTE: "100000000",
+      ...extraEnv,
+    },
+  });
+}
+
+/**
+ * node's arguments that serve the compiled HTTP server (dist/server, its newest bundle) alone,
+ * without the launcher: the launcher would build Next.js first, which an API-only bench never loads.
+ */
+export function compiledServerArgs(): string[] {
+  const bundle = readdirSync(SERVER_DIST)
+    .filter((file) => file.startsWith("http-server-") && file.endsWith(".mjs"))
+    .map((file) => path.join(SERVER_DIST, file))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0]!;
+  const serveSource = `const { serve } = await import(${JSON.stringify(pathToFileURL(bundle).href)});
+    const server = await serve({ port: Number(process.env.PORT), trustProxy: 0 });
+    process.once("SIGTERM", () => server.stop().then(() => process.exit(0)));`;
+  return ["--input-type=module", "-e", serveSource];
 }
 
 /** A POST to the server's API with a key, as the scenarios set themselves up; throws on a refusal. */

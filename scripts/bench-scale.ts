@@ -4,14 +4,21 @@
 // lives in .bench/scale (SCALE_DIR) and outlives the run, so a later run resumes where seeding
 // stopped and a measured size is not seeded twice (`--seed-only` seeds without measuring). Never
 // part of CI.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
 import pg from "pg";
-import { cpuProfileArgs, percentile, postApi, treeCpuSeconds, treeMemory, waitForHealth } from "./bench-process";
-import { env } from "@/env";
+import {
+  cpuProfileArgs,
+  percentile,
+  postApi,
+  spawnBenchServer,
+  treeCpuSeconds,
+  treeMemory,
+  waitForHealth,
+} from "./bench-process";
 import { SCOPES } from "@/schemas/identity/auth";
 import { EMBEDDED_DATABASE, ensureDatabase, startEmbeddedCluster } from "@/server/database/embedded";
 import { migrate } from "@/server/database/migrate";
@@ -387,22 +394,11 @@ async function seedConversationApp(setup: Setup): Promise<{ appId: string; endUs
 const post = <T>(key: string, route: string, body: unknown) => postApi<T>(base, key, route, body);
 
 function startServer(databaseUrl: string, dataDir: string): ChildProcess {
-  return spawn(
-    process.execPath,
-    [`--max-old-space-size=${env().SERVER_HEAP_MB}`, ...cpuProfileArgs(), path.join(root, "scripts/start.mjs")],
-    {
-      stdio: ["ignore", "ignore", "inherit"],
-      env: {
-        ...process.env,
-        NODE_ENV: "production",
-        NEXT_TELEMETRY_DISABLED: "1",
-        PORT: String(PORT),
-        DATABASE_URL: databaseUrl,
-        DATA_DIR: dataDir,
-        RATE_LIMIT_PER_MINUTE: "100000000",
-      },
-    },
-  );
+  return spawnBenchServer([...cpuProfileArgs(), path.join(root, "scripts/start.mjs")], {
+    port: PORT,
+    databaseUrl,
+    dataDir,
+  });
 }
 
 /** ROUNDS requests one at a time (after WARMUP), each made by `request(round)`; p50/p99 and CPU per request. */

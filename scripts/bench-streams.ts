@@ -9,15 +9,22 @@
 // and what failed. BENCH_STREAMS=500,1000, BENCH_STREAM_SECONDS=10 and BENCH_STREAM_PROCESSES=1
 // shorten it; BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of each server process.
 import { spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import pg from "pg";
 import { createParser } from "eventsource-parser";
-import { buildServer, SERVER_DIST } from "./build-server.mjs";
-import { cpuProfileArgs, memoryOf, percentile, postApi, treeCpuSeconds, waitForHealth } from "./bench-process";
-import { env } from "@/env";
+import { buildServer } from "./build-server.mjs";
+import {
+  compiledServerArgs,
+  cpuProfileArgs,
+  memoryOf,
+  percentile,
+  postApi,
+  spawnBenchServer,
+  treeCpuSeconds,
+  waitForHealth,
+} from "./bench-process";
 import { SCOPES } from "@/schemas/identity/auth";
 import { startEmbeddedCluster, ensureDatabase, EMBEDDED_DATABASE } from "@/server/database/embedded";
 import { migrate } from "@/server/database/migrate";
@@ -78,28 +85,10 @@ interface Round {
 }
 
 function startServer(port: number, databaseUrl: string, dataDir: string): ChildProcess {
-  const bundle = readdirSync(SERVER_DIST)
-    .filter((file) => file.startsWith("http-server-") && file.endsWith(".mjs"))
-    .map((file) => path.join(SERVER_DIST, file))
-    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0]!;
-  const serveSource = `const { serve } = await import(${JSON.stringify(pathToFileURL(bundle).href)});
-    const server = await serve({ port: Number(process.env.PORT), trustProxy: 0 });
-    process.once("SIGTERM", () => server.stop().then(() => process.exit(0)));`;
-  return spawn(
-    process.execPath,
-    [`--max-old-space-size=${env().SERVER_HEAP_MB}`, ...cpuProfileArgs(), "--input-type=module", "-e", serveSource],
-    {
-      stdio: ["ignore", "ignore", "inherit"],
-      env: {
-        ...process.env,
-        NODE_ENV: "production",
-        PORT: String(port),
-        DATABASE_URL: databaseUrl,
-        DATA_DIR: dataDir,
-        RATE_LIMIT_PER_MINUTE: "100000000",
-        ALLOW_PRIVATE_INTEGRATION_URLS: "true",
-      },
-    },
+  return spawnBenchServer(
+    [...cpuProfileArgs(), ...compiledServerArgs()],
+    { port, databaseUrl, dataDir },
+    { ALLOW_PRIVATE_INTEGRATION_URLS: "true" },
   );
 }
 

@@ -12,23 +12,23 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
-  statSync,
   writeFileSync,
   mkdirSync,
 } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import autocannon from "autocannon";
 import pg from "pg";
-import { buildServer, SERVER_DIST } from "./build-server.mjs";
+import { buildServer } from "./build-server.mjs";
 import { eventsBench, printEventsBench } from "./bench-events";
 import { meteringBench, printMeteringBench } from "./bench-metering";
 import {
+  compiledServerArgs,
   cpuProfileArgs,
   memoryOf,
   percentile,
   postApi,
+  spawnBenchServer,
   treeCpuSeconds,
   treeMemory,
   waitForHealth,
@@ -36,7 +36,6 @@ import {
 import { scaleBench } from "./bench-scale";
 import { streamsBench } from "./bench-streams";
 import { printUsageBench, usageBench } from "./bench-usage";
-import { env } from "@/env";
 import { SCOPES } from "@/schemas/identity/auth";
 import { startEmbeddedCluster, ensureDatabase, EMBEDDED_DATABASE } from "@/server/database/embedded";
 import { migrate } from "@/server/database/migrate";
@@ -500,8 +499,20 @@ async function ingest(
   return { kbId, postSeconds: (posted - started) / 1000, ingestSeconds: (performance.now() - started) / 1000 };
 }
 
+/** One search of a knowledgebase over HTTP, as a client's: how long it took, in ms; throws unless it found results. */
+async function timedSearch(key: string, kbId: string, query: string): Promise<number> {
+  const t0 = performance.now();
+  const response = await fetch(`${base}/api/v1/knowledgebases/${kbId}/search`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ query, limit: 10 }),
+  });
+  const body = (await response.json()) as { results?: unknown[] };
+  if (response.status !== 200 || !body.results) throw new Error(`search: ${response.status} ${JSON.stringify(body)}`);
+  return performance.now() - t0;
+}
+
 async function knowledgeScenario(key: string) {
-  const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
   const documents = Array.from({ length: CORPUS_DOCS }, (_, i) => ({
     name: `doc-${i}.md`,
     markdown: corpusDocument(i),
@@ -517,15 +528,8 @@ async function knowledgeScenario(key: string) {
   for (let i = 0; i < SEARCHES + 20; i++) {
     const query =
       i % 3 === 0 ? `${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]}` : WORDS[(i * 13) % WORDS.length]!;
-    const t0 = performance.now();
-    const response = await fetch(`${base}/api/v1/knowledgebases/${kbId}/search`, {
-      method: "POST",
-      headers,
-      body: JSON.stringify({ query, limit: 10 }),
-    });
-    const body = (await response.json()) as { results?: unknown[] };
-    if (response.status !== 200 || !body.results) throw new Error(`search: ${response.status} ${JSON.stringify(body)}`);
-    if (i >= 20) timings.push(performance.now() - t0); // the first 20 warm up
+    const ms = await timedSearch(key, kbId, query);
+    if (i >= 20) timings.push(ms); // the first 20 warm up
   }
   timings.sort((a, b) => a - b);
   return {
@@ -555,7 +559,6 @@ function manualQuestions(): string[] {
 }
 
 async function manualPagesScenario(key: string) {
-  const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
   const files = readdirSync(path.join(MANUALS, "corpus"))
     .filter((file) => file.endsWith(".md"))
     .sort();
@@ -566,17 +569,7 @@ async function manualPagesScenario(key: string) {
   const { kbId, ingestSeconds } = await ingest(key, "Manual pages", documents);
   console.log(`Manual pages: ${documents.length} documents ready in ${ingestSeconds.toFixed(1)} s`);
   const questions = manualQuestions();
-  const ask = async (query: string) => {
-    const t0 = performance.now();
-    const response = await fetch(`${base}/api/v1/knowledgebases/${kbId}/search`, {
-      method: "POST",
-      headers,
-      body: JSON.stringify({ query, limit: 10 }),
-    });
-    const body = (await response.json()) as { results?: unknown[] };
-    if (response.status !== 200 || !body.results) throw new Error(`search: ${response.status} ${JSON.stringify(body)}`);
-    return performance.now() - t0;
-  };
+  const ask = (query: string) => timedSearch(key, kbId, query);
   for (const question of questions) await ask(question); // one warm-up round
   const timings: { ms: number; question: string }[] = [];
   for (let round = 0; round < MANUAL_ROUNDS; round++)
@@ -722,31 +715,14 @@ async function soakBench(): Promise<void> {
     await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
     const receiverPort = (receiver.address() as { port: number }).port;
 
-    // The server `npm start` serves (its compiled bundle), without the launcher: the launcher would
-    // build Next.js first, which an API-only soak never loads.
-    const bundle = readdirSync(SERVER_DIST)
-      .filter((file) => file.startsWith("http-server-") && file.endsWith(".mjs"))
-      .map((file) => path.join(SERVER_DIST, file))
-      .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0]!;
-    const serveSource = `const { serve } = await import(${JSON.stringify(pathToFileURL(bundle).href)});
-      const server = await serve({ port: Number(process.env.PORT), trustProxy: 0 });
-      process.once("SIGTERM", () => server.stop().then(() => process.exit(0)));`;
-    server = spawn(
-      process.execPath,
-      [`--max-old-space-size=${env().SERVER_HEAP_MB}`, "--input-type=module", "-e", serveSource],
+    // The server `npm start` serves (its compiled bundle), without the launcher.
+    server = spawnBenchServer(
+      compiledServerArgs(),
+      { port: PORT, databaseUrl, dataDir },
       {
-        stdio: ["ignore", "ignore", "inherit"],
-        env: {
-          ...process.env,
-          NODE_ENV: "production",
-          PORT: String(PORT),
-          DATABASE_URL: databaseUrl,
-          DATA_DIR: dataDir,
-          RATE_LIMIT_PER_MINUTE: "100000000",
-          METRICS_TOKEN,
-          ALLOW_PRIVATE_INTEGRATION_URLS: "true",
-          ATRIUM_SECRET_KEY: process.env.ATRIUM_SECRET_KEY ?? "bench-soak-secret-key-0123456789abcdef",
-        },
+        METRICS_TOKEN,
+        ALLOW_PRIVATE_INTEGRATION_URLS: "true",
+        ATRIUM_SECRET_KEY: process.env.ATRIUM_SECRET_KEY ?? "bench-soak-secret-key-0123456789abcdef",
       },
     );
     await waitForHealth(server, base, 60_000);
@@ -906,23 +882,10 @@ async function main() {
     const windows: { scenario: string; startUs: number; endUs: number; requests: number }[] = [];
     // What `npm start` runs (package.json: node with the heap limit, scripts/start.mjs, which
     // migrates, runs the setup step and then serves in the same process), on the bench's database.
-    server = spawn(
-      process.execPath,
-      [`--max-old-space-size=${env().SERVER_HEAP_MB}`, ...profile, path.join(root, "scripts/start.mjs")],
-      {
-        stdio: ["ignore", "ignore", "inherit"],
-        env: {
-          ...process.env,
-          NODE_ENV: "production",
-          NEXT_TELEMETRY_DISABLED: "1",
-          PORT: String(PORT),
-          DATABASE_URL: databaseUrl,
-          DATA_DIR: dataDir,
-          BENCH_BASELINE_ROUTE: "1",
-          // The limiter still runs on every request; it just never refuses.
-          RATE_LIMIT_PER_MINUTE: "100000000",
-        },
-      },
+    server = spawnBenchServer(
+      [...profile, path.join(root, "scripts/start.mjs")],
+      { port: PORT, databaseUrl, dataDir },
+      { BENCH_BASELINE_ROUTE: "1" },
     );
     await waitForHealth(server, base, 60_000);
     rawServer = startRawServer();

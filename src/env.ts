@@ -151,6 +151,15 @@ export function publicOrigin(config: Pick<Env, "PUBLIC_ORIGIN" | "PORT"> = env()
 }
 
 /**
+ * The environment a child process starts with: this process's own (PATH, HOME and the settings
+ * above alike), with `overrides` on top. Handed on whole, not read here: the child reads and
+ * validates what it needs itself.
+ */
+export function childEnv(overrides: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { ...process.env, ...overrides };
+}
+
+/**
  * Sets variables for the rest of this process: the launcher (src/cli/start.ts) gives the server
  * it then loads the database it provided, the production mode and the embedded default's secret
  * key (secret-box.ts); child processes it starts inherit them. Later calls of env() see them,

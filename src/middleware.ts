@@ -3,6 +3,7 @@
 // response. Pages get a Content-Security-Policy with a fresh nonce, which Next.js reads from
 // the forwarded request's CSP header and puts on its own scripts.
 import { NextResponse, type NextRequest } from "next/server";
+import { env } from "@/env";
 import { PATH_HEADER } from "@/components/portal/i18n/languages";
 import { requestIdFrom } from "@/lib/request-id";
 
@@ -11,7 +12,7 @@ const PORTAL_PAGES = /^\/(?:p|embed)\//;
 
 export function contentSecurityPolicy(
   nonce: string,
-  development = process.env.NODE_ENV === "development",
+  development = env().NODE_ENV === "development",
   httpsImages = false,
 ): string {
   return [

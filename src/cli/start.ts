@@ -12,7 +12,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { env, provideEnv, publicOrigin } from "@/env";
+import { childEnv, env, provideEnv, publicOrigin } from "@/env";
 import { openDatabase, type OpenDatabase } from "@/server/database/open";
 import { logger } from "@/server/observability/log";
 import { provideSecretKey } from "@/server/secret-box";
@@ -32,7 +32,7 @@ function announce(port: number) {
 function runNext(args: string[], extraEnv: Record<string, string>) {
   return spawn(process.execPath, [nextBin, ...args], {
     stdio: "inherit",
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...extraEnv },
+    env: childEnv({ NEXT_TELEMETRY_DISABLED: "1", ...extraEnv }),
   });
 }
 
@@ -45,7 +45,7 @@ function runSetup(databaseUrl: string) {
   const entry = path.join(path.dirname(here), `setup${path.extname(here)}`);
   return spawn(process.execPath, [...process.execArgv, entry], {
     stdio: "inherit",
-    env: { ...process.env, DATABASE_URL: databaseUrl },
+    env: childEnv({ DATABASE_URL: databaseUrl }),
   });
 }
 

@@ -45,6 +45,25 @@ export function onCloseDb(db: Db, close: () => Promise<void>): void {
   closers.set(db, [...(closers.get(db) ?? []), close]);
 }
 
+/**
+ * What a process holds per client and renews on a timer (run leases, idempotency keys): made on
+ * first use, its timer stopped when the client is closed.
+ */
+export function renewedPerDb<Held extends { timer: NodeJS.Timeout | null }>(create: () => Held): (db: Db) => Held {
+  const heldBy = new WeakMap<Db, Held>();
+  return (db) => {
+    const existing = heldBy.get(db);
+    if (existing) return existing;
+    const held = create();
+    heldBy.set(db, held);
+    onCloseDb(db, async () => {
+      if (held.timer) clearInterval(held.timer);
+      held.timer = null;
+    });
+    return held;
+  };
+}
+
 export async function closeDb(db: Db): Promise<void> {
   await Promise.all((closers.get(db) ?? []).map((close) => close()));
   await db.$disconnect();

@@ -127,13 +127,11 @@ export const CreateKnowledgebaseInput = z.strictObject({
 export type CreateKnowledgebaseInput = z.infer<typeof CreateKnowledgebaseInput>;
 export const CreateKnowledgebaseOutput = z.object({ knowledgebase: KnowledgebaseSummary });
 
+/** The creation's fields, each one optional: what is left out stays as it is. */
 export const UpdateKnowledgebaseInput = z.strictObject({
   knowledgebaseId: Uuid,
+  ...CreateKnowledgebaseInput.shape,
   name: nameText.optional(),
-  description: descriptionText.optional(),
-  language: KnowledgebaseLanguage.optional(),
-  searchMode: KnowledgebaseSearchMode.optional(),
-  rerank: KnowledgebaseRerank.optional(),
 });
 export type UpdateKnowledgebaseInput = z.infer<typeof UpdateKnowledgebaseInput>;
 

@@ -202,6 +202,18 @@ export function createConsoleRunEventsHandler(options: { db: () => Db }) {
   return (request: Request, appId: string, executionId: string) => handle(request, { appId, executionId });
 }
 
+/** The member a console page's own request (same origin) comes from, by the session cookie; or unauthorized. */
+async function signedInMember(db: Db, request: Request, requestId: string) {
+  assertSameOrigin(request);
+  const actor = await actorForSession(
+    db,
+    readSessionToken(request.headers.get("cookie")),
+    requestOrigin(request, requestId, "console"),
+  );
+  if (!actor) throw sessionEnded();
+  return actor;
+}
+
 /**
  * The Audit log's Export button (`GET /api/console/audit-events/export?format&filters`): the
  * same stream as GET /audit-events/export, for a signed-in admin.
@@ -210,14 +222,8 @@ export function createConsoleAuditExportHandler(options: { db: () => Db }) {
   return async function handleAuditExport(request: Request): Promise<Response> {
     const requestId = requestIdFor(request);
     try {
-      assertSameOrigin(request);
       const db = options.db();
-      const actor = await actorForSession(
-        db,
-        readSessionToken(request.headers.get("cookie")),
-        requestOrigin(request, requestId, "console"),
-      );
-      if (!actor) throw sessionEnded();
+      const actor = await signedInMember(db, request, requestId);
       return await downloadResponse(db, actor, null, request, requestId);
     } catch (error) {
       return errorResponse(toAppError(error), requestId);
@@ -233,14 +239,8 @@ export function createConsoleEndUserExportHandler(options: { db: () => Db }) {
   return async function handleEndUserExport(request: Request, endUserId: string): Promise<Response> {
     const requestId = requestIdFor(request);
     try {
-      assertSameOrigin(request);
       const db = options.db();
-      const actor = await actorForSession(
-        db,
-        readSessionToken(request.headers.get("cookie")),
-        requestOrigin(request, requestId, "console"),
-      );
-      if (!actor) throw new AppError("unauthorized", "Your session has ended; sign in again.");
+      const actor = await signedInMember(db, request, requestId);
       const headers = new Headers({
         "X-Request-Id": requestId,
         "Content-Disposition": `attachment; filename="end-user-${encodeURIComponent(endUserId)}.json"`,

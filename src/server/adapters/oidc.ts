@@ -2,24 +2,18 @@
 // provider, `/auth/oidc/callback` finishes there (services/identity/oidc.ts) and sets the console or portal
 // session cookie. Every redirect is built from PUBLIC_ORIGIN, never from request headers; a
 // refusal goes back to the sign-in page as a readable message (`?sso_error=`), never a stack.
-import { readCookie, readSessionToken, servedOverHttps, sessionCookie } from "@/server/auth/cookies";
-import { portalSessionCookie } from "@/server/auth/portal-cookie";
+import { readCookie, readSessionToken, servedOverHttps } from "@/server/auth/cookies";
 import { requestOrigin } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { requestIdFor } from "./envelope";
+import { signedInRedirect, ssoRedirect } from "./sso-redirect";
 import { isAppError, logIfUnexpected, toAppError } from "@/server/errors";
 import { portalPath, resolvePortal } from "@/server/services/portal/portals";
-import { publicOrigin } from "@/env";
 import { startSamlSignIn, startSamlTest } from "@/server/services/identity/saml-sign-in";
 import { actorForSession } from "@/server/services/identity/sessions";
 import { finishSsoSignIn, OIDC_STATE_COOKIE, startOidcTest, startSsoSignIn } from "@/server/services/identity/oidc";
 import { ssoRefusal } from "@/server/services/identity/sso";
-import {
-  organizationForMemberEmail,
-  ssoProtocol,
-  SSO_TEST_RESULT_PAGE,
-  type SsoStart,
-} from "@/server/services/identity/sso-sign-in";
+import { organizationForMemberEmail, ssoProtocol, type SsoStart } from "@/server/services/identity/sso-sign-in";
 import { startSamlResponse } from "./saml";
 
 export interface OidcHandlerOptions {
@@ -32,19 +26,13 @@ function stateCookie(value: string, secure: boolean, maxAge = STATE_COOKIE_SECON
   return `${OIDC_STATE_COOKIE}=${value}; Path=/auth/oidc; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secure ? "; Secure" : ""}`;
 }
 
-function redirect(path: string, cookies: string[] = []): Response {
-  const headers = new Headers({ Location: `${publicOrigin()}${path}`, "Cache-Control": "no-store" });
-  for (const cookie of cookies) headers.append("Set-Cookie", cookie);
-  return new Response(null, { status: 303, headers });
-}
-
 /** Back to the sign-in page (the console's, or the portal's) with the reason to show. */
 function backToSignIn(error: unknown, portalSlug: string | null, secure: boolean): Response {
   const refusal = toAppError(error);
   logIfUnexpected(refusal);
   const message = refusal.status >= 500 ? "Single sign-on failed on our side; try again." : refusal.message;
   const page = portalSlug ? `${portalPath(portalSlug)}/sign-in` : "/sign-in";
-  return redirect(`${page}?sso_error=${encodeURIComponent(message)}`, [stateCookie("", secure, 0)]);
+  return ssoRedirect(`${page}?sso_error=${encodeURIComponent(message)}`, [stateCookie("", secure, 0)]);
 }
 
 function startedResponse(started: { url: string; state: string }, secure: boolean): Response {
@@ -108,13 +96,7 @@ export function createOidcCallbackHandler(options: OidcHandlerOptions) {
         origin,
       );
       const cleared = stateCookie("", secure, 0);
-      if (finished.kind === "test") return redirect(SSO_TEST_RESULT_PAGE, [cleared]);
-      if (finished.kind === "member")
-        return redirect("/", [sessionCookie(finished.session.token, finished.session.expiresAt, secure), cleared]);
-      return redirect(portalPath(finished.portalSlug), [
-        portalSessionCookie(finished.session.token, finished.session.expiresAt, secure),
-        cleared,
-      ]);
+      return signedInRedirect(finished, cleared, secure);
     } catch (error) {
       const portalSlug =
         isAppError(error) && typeof (error as { portalSlug?: unknown }).portalSlug === "string"

@@ -204,9 +204,7 @@ export function createRestHandler(options: RestHandlerOptions) {
           db,
           actor,
           rateLimit,
-          route,
-          path,
-          body,
+          conversationInput(route, path, body),
           request,
           requestId,
           keyed,
@@ -385,6 +383,12 @@ async function callProcedure(
     : textResponse(result.body, { status: result.status, headers: responseHeaders });
 }
 
+/** The app conversation's input: the body with the path's ids, held to the text rule and checked as the procedure checks it. */
+function conversationInput(route: Route, path: string, body: unknown) {
+  assertStorableText(body);
+  return ConversationInput.parse({ ...(body as object), ...route.pattern.exec(path)?.groups });
+}
+
 /**
  * `stream: true` on a streaming route (the app conversation): the same service, as SSE, through a
  * run that outlives the connection (services/runs/conversation-runs.ts). With an Idempotency-Key the
@@ -396,23 +400,18 @@ async function streamResponse(
   db: Db,
   actor: KeyActor,
   rateLimit: RateLimitResult,
-  route: Route,
-  path: string,
-  body: unknown,
+  input: ReturnType<typeof conversationInput>,
   request: Request,
   requestId: string,
   keyed: { key: string; hash: string } | null,
   heartbeatMs: number | undefined,
   files: UploadedFile[],
 ): Promise<Response> {
-  assertStorableText(body);
-  const parsed = ConversationInput.safeParse({ ...(body as object), ...route.pattern.exec(path)?.groups });
-  if (!parsed.success) throw parsed.error;
   const after = lastEventIdFrom(request);
   const headers = new Headers(rateLimitHeaders(rateLimit));
   headers.set("X-Request-Id", requestId);
   const organizationId = actor.organizationId;
-  const { appId, message, conversation_id, endUserId, portalId, regenerate, version, fileIds } = parsed.data;
+  const { appId, message, conversation_id, endUserId, portalId, regenerate, version, fileIds } = input;
   if (keyed) {
     const remembered = await claimIdempotencyKey(db, organizationId, keyed.key, keyed.hash);
     if (remembered) {
@@ -456,10 +455,11 @@ async function turnWithFiles(
   files: UploadedFile[],
   requestId: string,
 ): Promise<Response> {
-  assertStorableText(body);
-  const parsed = ConversationInput.safeParse({ ...(body as object), ...route.pattern.exec(path)?.groups });
-  if (!parsed.success) throw parsed.error;
-  const { appId, message, conversation_id, endUserId, portalId, regenerate, version, fileIds } = parsed.data;
+  const { appId, message, conversation_id, endUserId, portalId, regenerate, version, fileIds } = conversationInput(
+    route,
+    path,
+    body,
+  );
   const result = await converse(db, actor, {
     appId,
     message,

@@ -4,10 +4,8 @@
 // service provider metadata. Every redirect is built from PUBLIC_ORIGIN, never from request
 // headers; a refusal goes back to the sign-in page with a readable message (`?sso_error=`) and
 // its reason (`&sso_reason=`), never a stack.
-import { publicOrigin } from "@/env";
 import { requestOrigin } from "@/server/auth/actor";
-import { readCookie, readSessionToken, servedOverHttps, sessionCookie } from "@/server/auth/cookies";
-import { portalSessionCookie } from "@/server/auth/portal-cookie";
+import { readCookie, readSessionToken, servedOverHttps } from "@/server/auth/cookies";
 import type { Db } from "@/server/db";
 import { AppError, isAppError, logIfUnexpected, toAppError } from "@/server/errors";
 import { portalPath, resolvePortal } from "@/server/services/portal/portals";
@@ -20,9 +18,10 @@ import {
 } from "@/server/services/identity/saml-sign-in";
 import { actorForSession } from "@/server/services/identity/sessions";
 import { ssoRefusal } from "@/server/services/identity/sso";
-import { organizationForMemberEmail, SSO_TEST_RESULT_PAGE } from "@/server/services/identity/sso-sign-in";
+import { organizationForMemberEmail } from "@/server/services/identity/sso-sign-in";
 import { readBodyBytes } from "./json-body";
 import { errorResponse, requestIdFor } from "./envelope";
+import { signedInRedirect, ssoRedirect } from "./sso-redirect";
 
 export interface SamlHandlerOptions {
   db: () => Db;
@@ -41,12 +40,6 @@ function requestCookie(value: string, secure: boolean, maxAge = REQUEST_COOKIE_S
   return `${SAML_REQUEST_COOKIE}=${value}; Path=/auth/saml; HttpOnly; ${sameSite}; Max-Age=${maxAge}`;
 }
 
-function redirect(path: string, cookies: string[] = []): Response {
-  const headers = new Headers({ Location: `${publicOrigin()}${path}`, "Cache-Control": "no-store" });
-  for (const cookie of cookies) headers.append("Set-Cookie", cookie);
-  return new Response(null, { status: 303, headers });
-}
-
 function backToSignIn(error: unknown, secure: boolean): Response {
   const refusal = toAppError(error);
   logIfUnexpected(refusal);
@@ -56,7 +49,7 @@ function backToSignIn(error: unknown, secure: boolean): Response {
   const message = refusal.status >= 500 ? "Single sign-on failed on our side; try again." : refusal.message;
   const page = portalSlug ? `${portalPath(portalSlug)}/sign-in` : "/sign-in";
   const query = `sso_error=${encodeURIComponent(message)}${reason ? `&sso_reason=${reason}` : ""}`;
-  return redirect(`${page}?${query}`, [requestCookie("", secure, 0)]);
+  return ssoRedirect(`${page}?${query}`, [requestCookie("", secure, 0)]);
 }
 
 /** Sends the browser to the identity provider; shared with `/auth/oidc/start` for a SAML connection. */
@@ -125,13 +118,7 @@ export function createSamlAcsHandler(options: SamlHandlerOptions) {
         origin,
       );
       const cleared = requestCookie("", secure, 0);
-      if (finished.kind === "test") return redirect(SSO_TEST_RESULT_PAGE, [cleared]);
-      if (finished.kind === "member")
-        return redirect("/", [sessionCookie(finished.session.token, finished.session.expiresAt, secure), cleared]);
-      return redirect(portalPath(finished.portalSlug), [
-        portalSessionCookie(finished.session.token, finished.session.expiresAt, secure),
-        cleared,
-      ]);
+      return signedInRedirect(finished, cleared, secure);
     } catch (error) {
       return backToSignIn(error, secure);
     }

@@ -233,14 +233,17 @@ async function sendKeyChecks(db: Db, checks: KeyCheck[]): Promise<void> {
   }
 }
 
-/** Keys not kept: looked up and counted in one statement (named: parsed and planned once per connection). */
-async function lookUpAndCount(
+/** One statement of a batch of key checks: counts `hits` in the window, filling in the keys found and their counts. */
+type KeyStatement = (
   db: Db,
   hits: Map<string, number>,
   position: WindowPosition,
   keys: Map<string, KeyRow>,
   counts: Counts,
-): Promise<void> {
+) => Promise<void>;
+
+/** Keys not kept: looked up and counted in one statement (named: parsed and planned once per connection). */
+const lookUpAndCount: KeyStatement = async (db, hits, position, keys, counts) => {
   const { rows } = await db.pool.query<CountedKey>({
     name: "atrium_key_check",
     text: KEY_CHECK_SQL,
@@ -250,16 +253,10 @@ async function lookUpAndCount(
     keys.set(row.secret_hash, keep(db, row, row.secret_hash));
     counts.set(row.secret_hash, { current: Number(row.current), previous: Number(row.previous) });
   }
-}
+};
 
 /** Kept keys: counted, and looked up again only where their organization's epoch moved on. */
-async function countKept(
-  db: Db,
-  hits: Map<string, number>,
-  position: WindowPosition,
-  keys: Map<string, KeyRow>,
-  counts: Counts,
-): Promise<void> {
+const countKept: KeyStatement = async (db, hits, position, keys, counts) => {
   const kept = keptFor(db);
   const hashes = [...hits.keys()];
   const { rows } = await db.pool.query<{ secret_hash: string; current: number; previous: number; epoch: string }>({
@@ -282,7 +279,7 @@ async function countKept(
     values: [stale],
   });
   for (const row of fresh) keys.set(row.secret_hash, keep(db, row, row.secret_hash));
-}
+};
 
 /** The first check a found key fails, in the order above, or null. */
 function refusalOf(key: KeyRow, door: Door): AppError | null {

@@ -31,6 +31,7 @@ import net from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
+import { childEnv } from "../../env";
 
 const run = promisify(execFile);
 const USER = "postgres";
@@ -203,7 +204,7 @@ async function initialise(dataDir: string, bin: string, user: PostgresUser | nul
       ],
       {
         ...user,
-        env: { ...process.env, LC_ALL: "C" },
+        env: childEnv({ LC_ALL: "C" }),
       },
     );
   } finally {
@@ -265,7 +266,7 @@ export async function startEmbeddedCluster(
         ["start", "-w", "-t", "60", "-D", dataDir, "-l", path.join(dataDir, "server.log"), "-o", serverOptions],
         {
           ...user,
-          env: { ...process.env, LC_ALL: "C" },
+          env: childEnv({ LC_ALL: "C" }),
         },
       );
     } catch (error) {

@@ -8,7 +8,7 @@
 // (and announced), and the Idempotency-Key that named the run freed. The sweeper
 // (src/server/jobs/lost-runs.ts) settles lost runs; a stopping process settles its own.
 import { env } from "@/env";
-import { onCloseDb, type Db } from "@/server/db";
+import { renewedPerDb, type Db } from "@/server/db";
 import { logger } from "@/server/observability/log";
 import { refundRunCreditIn, type RunCharge } from "@/server/services/provisioning/credits";
 import { recordLostExecution, type ExecutionRecord } from "@/server/services/runs/executions";
@@ -67,21 +67,7 @@ interface Held {
   failing: boolean;
 }
 
-const heldBy = new WeakMap<Db, Held>();
-
-function heldFor(db: Db): Held {
-  let held = heldBy.get(db);
-  if (!held) {
-    const created: Held = { ids: new Set(), timer: null, failing: false };
-    heldBy.set(db, created);
-    onCloseDb(db, async () => {
-      if (created.timer) clearInterval(created.timer);
-      created.timer = null;
-    });
-    held = created;
-  }
-  return held;
-}
+const heldFor = renewedPerDb<Held>(() => ({ ids: new Set(), timer: null, failing: false }));
 
 async function renew(db: Db, held: Held): Promise<void> {
   if (held.ids.size === 0) return;

@@ -728,14 +728,9 @@ interface MemberRunOptions {
   onDelta?: (text: string) => void;
 }
 
-async function runMember(
-  ctx: RunContext,
-  member: Member,
-  message: string,
-  history: Turn[],
-  earlier: Passage[],
-  options: MemberRunOptions = {},
-): Promise<Passage> {
+/** runMemberOnce, with the member's steps reported and its reply kept for a run that continues. */
+async function runMember(...args: Parameters<typeof runMemberOnce>): Promise<Passage> {
+  const [ctx, member] = args;
   const name = member.runnable.document.name;
   // A member that replied before the run paused for an approval is not run again when it continues.
   const earlierReply = ctx.resume?.finishedMembers[member.runnable.id];
@@ -745,7 +740,7 @@ async function runMember(
   }
   ctx.onStep?.({ kind: "member", name, status: "started" });
   try {
-    const passage = await runMemberOnce(ctx, member, message, history, earlier, options);
+    const passage = await runMemberOnce(...args);
     ctx.onStep?.({ kind: "member", name, status: "finished", output: forStep(passage.text) });
     ctx.finishedMembers[member.runnable.id] = passage.text;
     return passage;
