@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { CANDIDATE_BOUNDS, retrievalSql, retrieve, type RetrievalRequest } from "@/server/services/knowledge/retrieval";
-import { lightWordsOf, VOCABULARY_DEFAULTS } from "@/server/services/support/vocabulary";
+import { lightWordsOf, VOCABULARY_DEFAULTS } from "@/server/runtime/retrieval/vocabulary";
 import { tenantWithKnowledgebase } from "../knowledge-helpers";
 
 const DOCUMENTS = 60;
@@ -71,7 +71,7 @@ async function bothRankings(query: string, limit: number) {
 
 /**
  * The rows of each CTE of the bounded statement, from EXPLAIN ANALYZE; `synonyms` pairs question
- * words with synonyms at half weight (support/vocabulary.ts gives them to the statement so).
+ * words with synonyms at half weight (runtime/retrieval/vocabulary.ts gives them to the statement so).
  */
 async function cteRows(query: string, synonyms: [string, string][] = []): Promise<Record<string, number>> {
   const light = lightWordsOf(query, VOCABULARY_DEFAULTS);

@@ -12,7 +12,7 @@ import {
   synonymsOf,
   VOCABULARY_DEFAULTS,
   type VocabularyOptions,
-} from "@/server/services/support/vocabulary";
+} from "@/server/runtime/retrieval/vocabulary";
 import { buildEverydayWords, EVERYDAY_WORDS_FILE } from "../../scripts/build-everyday-words";
 import { buildThesaurus, THESAURUS_FILE } from "../../scripts/build-thesaurus";
 import { api } from "../helpers";

@@ -9,7 +9,7 @@
 //   passage (docs/knowledge.md, "How ranking works");
 // - then the query as a phrase, and cover density (terms close together) as a smaller bonus.
 // In an english knowledgebase the question's words also bring synonyms from outside the corpus
-// (support/vocabulary.ts), each worth less than the word it stands for (a compound's two words
+// (runtime/retrieval/vocabulary.ts), each worth less than the word it stands for (a compound's two words
 // as a phrase: "filesystem", "file system"), and when the question has other terms the words of
 // how it is asked ("want", "need", "way") weigh 0.3 of their rarity, everyday words of speech
 // ("every", "day", "keep") 0.3 to 1 by how common they are.
@@ -35,7 +35,7 @@ import {
   type ProviderRow,
 } from "@/server/runtime/models";
 import { findKnowledgebase } from "../support/knowledge-access";
-import { lightWordsOf, synonymsOf, VOCABULARY_DEFAULTS, type VocabularyOptions } from "../support/vocabulary";
+import { lightWordsOf, synonymsOf, VOCABULARY_DEFAULTS, type VocabularyOptions } from "@/server/runtime/retrieval/vocabulary";
 
 export type RetrievedKind = "page" | "source";
 
@@ -122,7 +122,7 @@ export const CANDIDATE_BOUNDS: CandidateBounds = {
  * The ranking statement. `chunkTable` is a parameter only so that a test can make the document
  * index fail as an outage would. $1 knowledgebase ids, $2 organization, $3 query, $4 limit,
  * $5 pages?, $6 sources?, $7 one per source?, $8 text characters, $9 headline options, $10 credits
- * to charge (0: none), $11 and $12 the question's words and their synonyms (support/vocabulary.ts),
+ * to charge (0: none), $11 and $12 the question's words and their synonyms (runtime/retrieval/vocabulary.ts),
  * $13 a synonym's share of its word's weight, $14 widen only words the knowledgebase never uses,
  * $15 the question's light words (intent and everyday words) and $16 each one's share of its weight.
  * The charge is part of the statement (no round trips for a transaction): without the credits
@@ -148,7 +148,7 @@ export function retrievalSql(chunkTable = "source_chunks", bounds: CandidateBoun
       select k.id as kb, k.cfg, t.lexeme, t.term_no::int as term_no
       from kbs k, unnest(atrium_tsvector(k.cfg, $3::text)) with ordinality as t(lexeme, positions, weights, term_no)
     ),
-    -- The question's light words ($15, each weighing $16 of its rarity: support/vocabulary.ts),
+    -- The question's light words ($15, each weighing $16 of its rarity: runtime/retrieval/vocabulary.ts),
     -- in an english knowledgebase when the question has other terms.
     light_words as (
       select l.weight, tsvector_to_array(atrium_tsvector('english'::regconfig, l.word)) as lexemes
@@ -160,7 +160,7 @@ export function retrievalSql(chunkTable = "source_chunks", bounds: CandidateBoun
         and exists (select 1 from question_terms o where o.kb = q.kb and not exists (select 1 from light_words m where o.lexeme = any(m.lexemes)))
       group by q.kb, q.term_no
     ),
-    -- Synonyms of the question's words ($11 words, $12 their synonyms: support/vocabulary.ts),
+    -- Synonyms of the question's words ($11 words, $12 their synonyms: runtime/retrieval/vocabulary.ts),
     -- for english knowledgebases only, each standing for the question term it widens (origin);
     -- a synonym that is one of the question's own terms is that term. A synonym of several words
     -- ("file system" for "filesystem") is a phrase: its words next to each other, in order.

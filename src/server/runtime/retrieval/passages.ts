@@ -10,9 +10,9 @@ import {
   retrieveCharging,
   type RetrievalPath,
 } from "@/server/services/knowledge/retrieval";
-import { RUN_LIMITS } from "./limits";
+import { RUN_LIMITS } from "../limits";
 import type { TracePassage } from "@/schemas/runs/runtime";
-import type { Passage, ProviderRow } from "./models";
+import type { Passage, ProviderRow } from "../models";
 
 export interface Retrieved {
   passages: Passage[];
