@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { retrieve } from "@/server/services/knowledge/retrieval";
+import { retrieve } from "@/server/runtime/retrieval/retrieve";
 import {
   lightWordsOf,
   MAX_SYNONYM_TERMS,

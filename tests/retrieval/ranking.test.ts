@@ -3,7 +3,8 @@
 import { describe, expect, it, vi } from "vitest";
 import { closeDb, createDb, getDb } from "@/server/db";
 import { retrievePassages } from "@/server/runtime/retrieval/passages";
-import { retrievalTest, retrieve } from "@/server/services/knowledge/retrieval";
+import { retrieve } from "@/server/runtime/retrieval/retrieve";
+import { retrievalTest } from "@/server/services/knowledge/retrieval";
 import { api } from "../helpers";
 import { drain, newPage, tenantWithKnowledgebase } from "../knowledge-helpers";
 

@@ -11,7 +11,7 @@ import { drainIndexJobs, INLINE_CHUNKING_MAX_BYTES } from "@/server/jobs/indexin
 import { jsonIn, jsonObjectIn } from "@/server/runtime/json-in-text";
 import { render } from "@/server/runtime/templates";
 import { applyPatch, parseLinks } from "@/server/services/knowledge/pages";
-import { retrieve } from "@/server/services/knowledge/retrieval";
+import { retrieve } from "@/server/runtime/retrieval/retrieve";
 import { api } from "../helpers";
 import { newPage, sourceOf, tenantWithKnowledgebase } from "../knowledge-helpers";
 
