@@ -25,6 +25,7 @@ import { createModelProvider } from "@/server/services/org/model-providers";
 import { createOrganization } from "@/server/services/org/organizations";
 import { retrievalSql } from "@/server/runtime/retrieval/lexical-sql";
 import { retrieve } from "@/server/runtime/retrieval/retrieve";
+import { statementValues } from "@/server/runtime/retrieval/statement-parameters";
 import { searchKnowledgebase } from "@/server/services/knowledge/search";
 import { VOCABULARY_DEFAULTS, type VocabularyOptions } from "@/server/runtime/retrieval/vocabulary";
 import { testEmbedding } from "../../tests/fake-embeddings";
@@ -187,7 +188,24 @@ async function explain(db: Db, knowledgebaseId: string, organizationId: string, 
   for (const question of questions) {
     const plan = await db.pool.query({
       text: `explain (analyze, buffers) ${retrievalSql()}`,
-      values: [[knowledgebaseId], organizationId, question, 10, true, true, true, 4000, "", 0, [], [], 0, false, [], []],
+      values: statementValues({
+        knowledgebaseIds: [knowledgebaseId],
+        organizationId,
+        question,
+        limit: 10,
+        pages: true,
+        sources: true,
+        onePerSource: true,
+        textChars: 4000,
+        headline: "",
+        credits: 0,
+        synonymWords: [],
+        synonyms: [],
+        synonymWeight: 0,
+        onlyAbsent: false,
+        lightWords: [],
+        lightWeights: [],
+      }),
     });
     console.log(`\n${question}\n${plan.rows.map((row) => row["QUERY PLAN"]).join("\n")}`);
   }

@@ -1,11 +1,12 @@
 // Issue 36: in a knowledgebase too large to rank every row holding a word of the question, the
-// ranking reads a bounded set of candidates (runtime/retrieval/lexical-sql.ts, CandidateBounds). Here the
+// ranking reads a bounded set of candidates (runtime/retrieval/candidates-sql.ts, CandidateBounds). Here the
 // bounds are made small enough for 600 rows to count as large, and the bounded statement is
 // compared with the ranking of every matching row (what the default bounds do at this size).
 import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import type { RetrievalRequest } from "@/server/runtime/retrieval/hits";
-import { CANDIDATE_BOUNDS, retrievalSql } from "@/server/runtime/retrieval/lexical-sql";
+import { CANDIDATE_BOUNDS } from "@/server/runtime/retrieval/candidates-sql";
+import { retrievalSql } from "@/server/runtime/retrieval/lexical-sql";
 import { retrieve } from "@/server/runtime/retrieval/retrieve";
 import { lightWordsOf, VOCABULARY_DEFAULTS } from "@/server/runtime/retrieval/vocabulary";
 import { tenantWithKnowledgebase } from "../knowledge-helpers";

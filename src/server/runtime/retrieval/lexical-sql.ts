@@ -9,12 +9,16 @@
 //   passage (docs/knowledge.md, "How ranking works");
 // - then the query as a phrase, and cover density (terms close together) as a smaller bonus.
 // In an english knowledgebase the question's words also bring synonyms from outside the corpus
-// (runtime/retrieval/vocabulary.ts), each worth less than the word it stands for (a compound's two words
-// as a phrase: "filesystem", "file system"), and when the question has other terms the words of
+// (vocabulary.ts), each worth less than the word it stands for (a compound's two words as a phrase:
+// "filesystem", "file system"), and when the question has other terms the words of
 // how it is asked ("want", "need", "way") weigh 0.3 of their rarity, everyday words of speech
 // ("every", "day", "keep") 0.3 to 1 by how common they are.
 // Only knowledgebases of the organization count (it is part of the SQL), never an end user's
-// private notebook.
+// private notebook. The statement is built from named fragments, each a few common table
+// expressions, in the order PostgreSQL reads them; candidates-sql.ts holds those that bound what a
+// search reads in a large knowledgebase.
+import { boundedCandidates, CANDIDATE_BOUNDS, rowCounts, termEstimates, type CandidateBounds } from "./candidates-sql";
+import { param } from "./statement-parameters";
 
 /** Candidates re-scored with the costlier boosts (phrase, title, cover density). */
 export const RESCORE = 40;
@@ -22,8 +26,9 @@ export const RESCORE = 40;
  * Ranking weights, tuned on the evaluation sets' tuning halves only (eval/retrieval/sets.ts,
  * BENCHMARKS.md): a passage's coverage is divided by (bytes / 400)^0.3 (at least 100; a page,
  * which is not cut into passages, at most 1,000), its document's opening passage (a page: the
- * page) adds 0.6 × its own coverage, terms in a heading add 0.25 × their share, and terms in
- * the document's name (its title) add 1 × theirs.
+ * page) adds 0.6 × its own coverage, terms in a heading add 0.25 × their share, terms in the
+ * document's name (its title) add 1 × theirs, the question as a phrase adds 0.3 and cover density
+ * (terms close together) 0.5 × ts_rank_cd.
  */
 const PASSAGE_LENGTH_NORM = 0.3;
 const REFERENCE_PASSAGE_CHARS = 400;
@@ -32,83 +37,85 @@ const PAGE_CHARS = 1000;
 const OPENING_WEIGHT = 0.6;
 const HEADING_WEIGHT = 0.25;
 const TITLE_WEIGHT = 1;
+const PHRASE_BONUS = 0.3;
+const PROXIMITY_WEIGHT = 0.5;
 /** Synonyms are numbered after the question's own terms (a question has far fewer than this). */
 const SYNONYM_TERM_NUMBERS = 10_000;
 
 /**
- * The credits of the terms a row holds where `held` is true, the best one per question word (its
- * own term or one of its synonyms): SQL over `weighted w`, for the row being scored.
- */
-function bestCredits(held: string): string {
-  return `(select sum(g.credit) from (select max(w.credit) as credit from weighted w where w.kb = b.kb and ${held} group by w.origin) g)`;
-}
-
-/**
- * Bounds on what a search reads in a large knowledgebase (docs/knowledge.md, "What a search costs
- * in a large knowledgebase"). Up to `exactRows` rows (chunks and pages) every row holding a term
- * of the question is ranked. Above it, the candidates are at most `candidateRows` rows: the
- * openings holding every term, the rows holding every term, then the rows holding each term,
- * rarest first (plus the opening passages of their documents). A term's rows are counted up to
- * `countedRows`; past that its document frequency is estimated from a sample of `sampleRows`
- * chunks, whose ids also give the number of chunks.
- */
-export interface CandidateBounds {
-  exactRows: number;
-  candidateRows: number;
-  countedRows: number;
-  sampleRows: number;
-}
-
-export const CANDIDATE_BOUNDS: CandidateBounds = {
-  exactRows: 5000,
-  candidateRows: 1500,
-  countedRows: 300,
-  sampleRows: 1000,
-};
-
-/**
  * The ranking statement. `chunkTable` is a parameter only so that a test can make the document
- * index fail as an outage would. $1 knowledgebase ids, $2 organization, $3 query, $4 limit,
- * $5 pages?, $6 sources?, $7 one per source?, $8 text characters, $9 headline options, $10 credits
- * to charge (0: none), $11 and $12 the question's words and their synonyms (runtime/retrieval/vocabulary.ts),
- * $13 a synonym's share of its word's weight, $14 widen only words the knowledgebase never uses,
- * $15 the question's light words (intent and everyday words) and $16 each one's share of its weight.
+ * index fail as an outage would; `bounds` so that a test can make a small knowledgebase large.
+ * Its parameters are named in statement-parameters.ts.
  * The charge is part of the statement (no round trips for a transaction): without the credits
  * nothing is searched, and if the search fails the charge fails with it.
  * Text reaches the text-search parser only through atrium_tsvector, atrium_search_text and
  * atrium_headline (migration 20261204180000_linear_text_search), which keep its cost linear.
  */
 export function retrievalSql(chunkTable = "source_chunks", bounds: CandidateBounds = CANDIDATE_BOUNDS): string {
-  const { exactRows, candidateRows, countedRows, sampleRows } = bounds;
-  // Where a uuid falls between the smallest and the largest, in (0, 1].
-  const place = (id: string) =>
-    `((('x' || substr(replace(${id}::text, '-', ''), 1, 12))::bit(48)::bigint + 1)::numeric / 281474976710656)`;
+  const fragments = [
+    chargeAndScope(),
+    questionTerms(),
+    synonymTerms(),
+    rowCounts(chunkTable, bounds),
+    termEstimates(chunkTable, bounds),
+    boundedCandidates(chunkTable, bounds),
+    matchingRows(chunkTable),
+    termWeights(),
+    coverage(),
+    rescored(chunkTable),
+  ];
   return `
-    with charge as (
-      update organizations set credits = credits - $10::int where id = $2::uuid and $10::int > 0 and credits >= $10::int returning 1
+    with ${fragments.join(",")}
+${results()}`;
+}
+
+/**
+ * `charge` and `kbs`, scoring nothing: the credits taken, and the knowledgebases asked for that
+ * are the organization's own (never an end user's notebook), searched only if the charge went through.
+ */
+function chargeAndScope(): string {
+  return `
+    charge as (
+      update organizations set credits = credits - ${param.credits}::int where id = ${param.organizationId}::uuid and ${param.credits}::int > 0 and credits >= ${param.credits}::int returning 1
     ),
     kbs as (
       select id, language::regconfig as cfg from knowledgebases
-      where id = any($1::uuid[]) and organization_id = $2::uuid and end_user_id is null
-        and ($10::int = 0 or exists (select 1 from charge))
-    ),
+      where id = any(${param.knowledgebaseIds}::uuid[]) and organization_id = ${param.organizationId}::uuid and end_user_id is null
+        and (${param.credits}::int = 0 or exists (select 1 from charge))
+    )`;
+}
+
+/**
+ * `question_terms` and `intent_terms`: the question's terms, stemmed in each knowledgebase's
+ * language, and those that weigh a share of their rarity (intent and everyday words).
+ */
+function questionTerms(): string {
+  return `
     question_terms as (
       select k.id as kb, k.cfg, t.lexeme, t.term_no::int as term_no
-      from kbs k, unnest(atrium_tsvector(k.cfg, $3::text)) with ordinality as t(lexeme, positions, weights, term_no)
+      from kbs k, unnest(atrium_tsvector(k.cfg, ${param.question}::text)) with ordinality as t(lexeme, positions, weights, term_no)
     ),
-    -- The question's light words ($15, each weighing $16 of its rarity: runtime/retrieval/vocabulary.ts),
+    -- The question's light words (lightWords, each weighing its share in lightWeights of its rarity: vocabulary.ts),
     -- in an english knowledgebase when the question has other terms.
     light_words as (
       select l.weight, tsvector_to_array(atrium_tsvector('english'::regconfig, l.word)) as lexemes
-      from unnest($15::text[], $16::float8[]) as l(word, weight)
+      from unnest(${param.lightWords}::text[], ${param.lightWeights}::float8[]) as l(word, weight)
     ),
     intent_terms as (
       select q.kb, q.term_no, min(l.weight) as weight from question_terms q join light_words l on q.lexeme = any(l.lexemes)
       where q.cfg = 'english'::regconfig
         and exists (select 1 from question_terms o where o.kb = q.kb and not exists (select 1 from light_words m where o.lexeme = any(m.lexemes)))
       group by q.kb, q.term_no
-    ),
-    -- Synonyms of the question's words ($11 words, $12 their synonyms: runtime/retrieval/vocabulary.ts),
+    )`;
+}
+
+/**
+ * `terms` and `any_terms`: the question's terms and their synonyms, each synonym standing for the
+ * term it widens (its origin), each term a tsquery (a synonym of several words a phrase).
+ */
+function synonymTerms(): string {
+  return `
+    -- Synonyms of the question's words (synonymWords, and at the same index in synonyms each one's synonym: vocabulary.ts),
     -- for english knowledgebases only, each standing for the question term it widens (origin);
     -- a synonym that is one of the question's own terms is that term. A synonym of several words
     -- ("file system" for "filesystem") is a phrase: its words next to each other, in order.
@@ -116,7 +123,7 @@ export function retrievalSql(chunkTable = "source_chunks", bounds: CandidateBoun
       select kb, cfg, lexeme, phrase, origin from (
         select k.id as kb, k.cfg, s.lexeme, s.phrase, q.term_no as origin, row_number() over (partition by k.id, s.lexeme order by e.n) as nth
         from kbs k
-        cross join unnest($11::text[], $12::text[]) with ordinality as e(word, synonym, n)
+        cross join unnest(${param.synonymWords}::text[], ${param.synonyms}::text[]) with ordinality as e(word, synonym, n)
         cross join lateral (
           select w.lexeme, null::tsquery as phrase from unnest(atrium_tsvector(k.cfg, e.synonym)) as w where strpos(e.synonym, ' ') = 0
           union all
@@ -136,130 +143,36 @@ export function retrievalSql(chunkTable = "source_chunks", bounds: CandidateBoun
     ),
     any_terms as (
       select kb, string_agg(tq::text, ' | ')::tsquery as tq, count(*) as n from terms group by kb
-    ),
-    -- Rows of each searched knowledgebase. Chunks are counted up to ${exactRows + 1}; past that, the
-    -- id of the ${sampleRows}th in id order (ids are random: gen_random_uuid()) says how many there
-    -- are by where it falls, and bounds the sample below (every row when there are fewer).
-    sizes as materialized (
-      select k.id as kb,
-        pc.n + (case when cc.n <= ${exactRows} then cc.n
-          else coalesce(round(${sampleRows} / ${place("f.last")}), (select count(*) from ${chunkTable} c where c.knowledgebase_id = k.id)) end) as n,
-        coalesce(f.last, 'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid) as sample_bound
-      from kbs k
-      cross join lateral (
-        select case when $5::boolean then (select count(*) from pages p where p.knowledgebase_id = k.id and p.organization_id = $2::uuid) else 0 end as n
-      ) pc
-      cross join lateral (
-        select count(*) as n from (select 1 from ${chunkTable} c where $6::boolean and c.knowledgebase_id = k.id limit ${exactRows + 1}) c
-      ) cc
-      left join lateral (
-        select c.id as last from ${chunkTable} c
-        where $6::boolean and c.knowledgebase_id = k.id order by c.id offset ${sampleRows - 1} limit 1
-      ) f on pc.n + cc.n > ${exactRows}
-    ),
-    -- A knowledgebase of more than ${exactRows} rows is not read whole for a question of common
-    -- words. Rows holding each term are counted up to ${countedRows}; the document frequency of a
-    -- term in more rows is estimated from a sample of the knowledgebase, read only then.
-    counted as materialized (
-      select t.kb, t.term_no, r.df from terms t join sizes s on s.kb = t.kb
-      cross join lateral (
-        select count(*)::numeric as df from (
-          select 1 from pages p where $5::boolean and p.knowledgebase_id = t.kb and p.organization_id = $2::uuid and p.tsv @@ t.tq
-          union all
-          select 1 from ${chunkTable} c where $6::boolean and c.knowledgebase_id = t.kb and c.knowledgebase_id = any($1::uuid[]) and c.tsv @@ t.tq
-          limit ${countedRows + 1}
-        ) held
-      ) r
-      where s.n > ${exactRows}
-    ),
-    sample as materialized (
-      select s.kb, array(select t.term_no from terms t where t.kb = s.kb and v.tsv @@ t.tq) as has from sizes s cross join lateral (
-        select p.tsv from pages p
-        where $5::boolean and p.knowledgebase_id = s.kb and p.organization_id = $2::uuid and p.id <= s.sample_bound
-        union all
-        (select c.tsv from ${chunkTable} c
-          where $6::boolean and c.knowledgebase_id = s.kb and c.knowledgebase_id = any($1::uuid[]) order by c.id limit ${sampleRows})
-      ) x
-      cross join lateral (select x.tsv || ''::tsvector as tsv offset 0) v
-      where s.kb in (select kb from counted where df > ${countedRows})
-    ),
-    estimates as materialized (
-      select c.kb, c.term_no, case when c.df <= ${countedRows} then c.df else greatest(c.df, e.df) end as df
-      from counted c join sizes s on s.kb = c.kb
-      cross join lateral (
-        select round(s.n * (count(*) filter (where c.term_no = any(x.has)))::numeric / nullif(count(*), 0)) as df
-        from sample x where x.kb = c.kb
-      ) e
-    ),
-    -- Candidates, at most ${candidateRows} rows, read in this order until there are enough: the
-    -- opening passages holding every term of the question (an opening's coverage adds to its
-    -- document's score; source_chunks_opening_tsv_idx), the rows holding every term, then the
-    -- rows holding each term, rarest first, the question's own terms before synonyms. Common
-    -- terms and synonyms count in the score, and in the candidates only when the others leave room.
-    every_term as (
-      select kb, string_agg(tq::text, ' & ')::tsquery as tq from terms
-      where term_no = origin and kb in (select kb from estimates) and (kb, term_no) not in (select kb, term_no from intent_terms) group by kb
-    ),
-    by_rarity as (
-      select t.kb, t.tq, row_number() over (order by t.term_no <> t.origin, (t.kb, t.term_no) in (select kb, term_no from intent_terms), e.df, t.kb, t.term_no) as nth
-      from estimates e join terms t on t.kb = e.kb and t.term_no = e.term_no
-    ),
-    layers as materialized (
-      (select 'page' as kind, p.id as row_id, p.id, a.kb from every_term a join pages p on p.knowledgebase_id = a.kb
-        where $5::boolean and p.knowledgebase_id = any($1::uuid[]) and p.organization_id = $2::uuid and p.tsv @@ a.tq)
-      union all
-      (select 'source', c.id, c.source_id, a.kb from every_term a join ${chunkTable} c on c.knowledgebase_id = a.kb
-        where $6::boolean and c.knowledgebase_id = any($1::uuid[]) and c.position = 0 and c.tsv @@ a.tq)
-      union all
-      (select 'source', c.id, c.source_id, a.kb from every_term a join ${chunkTable} c on c.knowledgebase_id = a.kb
-        where $6::boolean and c.knowledgebase_id = any($1::uuid[]) and c.tsv @@ a.tq)
-      union all
-      (select x.* from (select * from by_rarity order by nth) r cross join lateral (
-        select 'page' as kind, p.id as row_id, p.id, r.kb from pages p
-        where $5::boolean and p.knowledgebase_id = r.kb and p.knowledgebase_id = any($1::uuid[]) and p.organization_id = $2::uuid and p.tsv @@ r.tq
-        union all
-        select 'source', c.id, c.source_id, r.kb from ${chunkTable} c
-        where $6::boolean and c.knowledgebase_id = r.kb and c.knowledgebase_id = any($1::uuid[]) and c.tsv @@ r.tq
-      ) x)
-      limit ${candidateRows}
-    ),
-    picked as materialized (
-      select distinct kind, row_id, id, kb from layers
-    ),
-    -- Whether the bound cut the candidates short; if not, they are every row holding a term.
-    truncated as (
-      select count(*) >= ${candidateRows} as yes from layers
-    ),
-    -- The opening passage of each candidate document, for the score it gives the document (when
-    -- every row holding a term is a candidate, so is every opening that counts).
-    openings as (
-      select o.id as row_id, p.kb from (select distinct id, kb from picked where kind = 'source') p
-      join ${chunkTable} o on o.source_id = p.id and o.position = 0
-      where (select yes from truncated) and o.id not in (select row_id from picked)
-    ),
-    -- Rows with any of the query's terms, each with the set of the query's terms it holds (their
-    -- numbers; a one-term query needs no test). The constant test on the knowledgebase ids lets
-    -- the planner read only the searched knowledgebases' rows by their index, never the whole
-    -- table (every organization's documents). Nothing else is read per row: the ranking below
-    -- needs only which terms each row holds.
+    )`;
+}
+
+/**
+ * `matches`: the rows scored, each with the set of the question's terms it holds (their numbers;
+ * a one-term question needs no test): in a small knowledgebase every row holding any term, in a
+ * large one its candidates. The constant test on the knowledgebase ids lets the planner read only
+ * the searched knowledgebases' rows by their index, never the whole table (every organization's
+ * documents). Nothing else is read per row: the ranking below needs only which terms each row holds.
+ */
+function matchingRows(chunkTable: string): string {
+  return `
     matches as materialized (
       select 'page' as kind, p.id as row_id, p.id, a.kb, 0 as position, least(octet_length(p.markdown), ${PAGE_CHARS}) as chars,
         case when a.n = 1 then '{1}'::int[] else array(select t.term_no from terms t where t.kb = a.kb and p.tsv @@ t.tq) end as has
       from any_terms a join pages p on p.knowledgebase_id = a.kb
-      where $5::boolean and p.knowledgebase_id = any($1::uuid[]) and p.organization_id = $2::uuid and p.tsv @@ a.tq
+      where ${param.pages}::boolean and p.knowledgebase_id = any(${param.knowledgebaseIds}::uuid[]) and p.organization_id = ${param.organizationId}::uuid and p.tsv @@ a.tq
         and a.kb not in (select kb from estimates)
       union all
       select 'source', c.id, c.source_id, a.kb, c.position, octet_length(c.text),
         case when a.n = 1 then '{1}'::int[] else array(select t.term_no from terms t where t.kb = a.kb and c.tsv @@ t.tq) end
       from any_terms a join ${chunkTable} c on c.knowledgebase_id = a.kb
-      where $6::boolean and c.knowledgebase_id = any($1::uuid[]) and c.tsv @@ a.tq
+      where ${param.sources}::boolean and c.knowledgebase_id = any(${param.knowledgebaseIds}::uuid[]) and c.tsv @@ a.tq
         and a.kb not in (select kb from estimates)
       -- A large knowledgebase: its candidates.
       union all
       select 'page', p.id, p.id, x.kb, 0, least(octet_length(p.markdown), ${PAGE_CHARS}),
         array(select t.term_no from terms t where t.kb = x.kb and p.tsv @@ t.tq)
       from picked x join pages p on p.id = x.row_id
-      where x.kind = 'page' and p.knowledgebase_id = any($1::uuid[]) and p.organization_id = $2::uuid
+      where x.kind = 'page' and p.knowledgebase_id = any(${param.knowledgebaseIds}::uuid[]) and p.organization_id = ${param.organizationId}::uuid
       union all
       select 'source', c.id, c.source_id, x.kb, c.position, octet_length(c.text),
         array(select t.term_no from terms t where t.kb = x.kb and v.tsv @@ t.tq)
@@ -268,8 +181,16 @@ export function retrievalSql(chunkTable = "source_chunks", bounds: CandidateBoun
       join any_terms a on a.kb = x.kb
       -- The tsvector read (detoasted) once per row, not once per term.
       cross join lateral (select c.tsv || ''::tsvector as tsv offset 0) v
-      where c.knowledgebase_id = any($1::uuid[]) and (not x.opening or v.tsv @@ a.tq)
-    ),
+      where c.knowledgebase_id = any(${param.knowledgebaseIds}::uuid[]) and (not x.opening or v.tsv @@ a.tq)
+    )`;
+}
+
+/**
+ * `weighted` and `queries`: what holding each term is worth, its rarity (BM25's idf), a light
+ * word's share of it, a synonym's share of its word's; and the question's tsqueries for the rescoring.
+ */
+function termWeights(): string {
+  return `
     -- A query has few distinct sets of terms however many rows match: document frequencies are
     -- counted from them.
     term_sets as materialized (
@@ -285,24 +206,33 @@ export function retrievalSql(chunkTable = "source_chunks", bounds: CandidateBoun
       cross join lateral (select coalesce((select e.df from estimates e where e.kb = t.kb and e.term_no = t.term_no and (select yes from truncated)), sum(ts.n), 0) as df
         from term_sets ts where ts.kb = t.kb and t.term_no = any(ts.has)) d
     ),
-    -- What holding a term is worth: a question term its idf; a synonym $13 × the smaller of its
-    -- own idf and its word's (with $14, nothing when the knowledgebase uses the word itself). A
+    -- What holding a term is worth: a question term its idf; a synonym synonymWeight × the smaller of its
+    -- own idf and its word's (with onlyAbsent, nothing when the knowledgebase uses the word itself). A
     -- row counts the best term of each question word it holds, so a synonym never outranks the word.
     weighted as materialized (
-      select w.*, case when w.term_no = w.origin then w.idf when $14::boolean and o.df > 0 then 0
-        else $13::float8 * least(w.idf, o.idf) end as credit
+      select w.*, case when w.term_no = w.origin then w.idf when ${param.onlyAbsent}::boolean and o.df > 0 then 0
+        else ${param.synonymWeight}::float8 * least(w.idf, o.idf) end as credit
       from term_weights w join term_weights o on o.kb = w.kb and o.term_no = w.origin
     ),
     queries as materialized (
       select kb, cfg, (string_agg(tq::text, ' | ') filter (where term_no = origin))::tsquery as any_term,
         string_agg(tq::text, ' | ')::tsquery as all_terms, sum(idf) filter (where term_no = origin) as total,
-        count(*) filter (where term_no = origin) as term_count, phraseto_tsquery(cfg, atrium_search_text($3::text)) as phrase
+        count(*) filter (where term_no = origin) as term_count, phraseto_tsquery(cfg, atrium_search_text(${param.question}::text)) as phrase
       from weighted join kbs on kbs.id = weighted.kb group by kb, cfg
-    ),
+    )`;
+}
+
+/**
+ * `best`: each row's score by coverage (the share of the question's weight its terms hold),
+ * divided by a power of its length, plus its document opening's coverage; the best RESCORE rows
+ * (one a document when asked), ids only.
+ */
+function coverage(): string {
+  return `
     -- Documents that may answer (matches holds rows of the organization's knowledgebases only).
     searchable as (
       select s.id from sources s
-      where $6::boolean and s.knowledgebase_id = any($1::uuid[]) and s.organization_id = $2::uuid and s.status = 'ready' and s.searchable and not s.disabled
+      where ${param.sources}::boolean and s.knowledgebase_id = any(${param.knowledgebaseIds}::uuid[]) and s.organization_id = ${param.organizationId}::uuid and s.status = 'ready' and s.searchable and not s.disabled
     ),
     -- Each row's coverage: the share of the query its terms cover, each term by its weight
     -- (float8: cheap to sort), looked up among the query's few terms. It is never a join of the
@@ -332,10 +262,15 @@ export function retrievalSql(chunkTable = "source_chunks", bounds: CandidateBoun
       select * from (
         select r.*, row_number() over (partition by r.id, r.kind order by r.coverage desc, r.row_id) as nth from passage_scores r
       ) ranked
-      where not $7::boolean or nth = 1
+      where not ${param.onePerSource}::boolean or nth = 1
       order by coverage desc, row_id
       limit ${RESCORE}
-    ),
+    )`;
+}
+
+/** `scored`: the best few scored again with costlier signals, read from their text. */
+function rescored(chunkTable: string): string {
+  return `
     passages as (
       select b.*, p.title, '' as heading, p.markdown as text, p.tsv
       from best b join pages p on p.id = b.row_id where b.kind = 'page'
@@ -348,17 +283,31 @@ export function retrievalSql(chunkTable = "source_chunks", bounds: CandidateBoun
       select b.*, q.all_terms, q.cfg, b.coverage
         + coalesce(${bestCredits("b.tsv @@ w.tq_heading")}, 0) / q.total * ${HEADING_WEIGHT}
         + coalesce(${bestCredits("t.title_tsv @@ w.tq")}, 0) / q.total * ${TITLE_WEIGHT}
-        + (case when q.term_count > 1 and b.tsv @@ q.phrase then 0.3 else 0 end)
-        + ts_rank_cd(b.tsv, q.any_term, 2) * 0.5 as score
+        + (case when q.term_count > 1 and b.tsv @@ q.phrase then ${PHRASE_BONUS} else 0 end)
+        + ts_rank_cd(b.tsv, q.any_term, 2) * ${PROXIMITY_WEIGHT} as score
       from passages b join queries q on q.kb = b.kb cross join lateral (select atrium_tsvector(q.cfg, b.title) as title_tsv) t
-    )
-    -- One row even when nothing matches, to tell whether the credits were taken and which of the
-    -- knowledgebases asked for are the organization's.
-    select (select count(*) from charge)::int as charged, array(select id::text from kbs) as found, top.*
+    )`;
+}
+
+/**
+ * The statement's one result set: the best `limit` passages with their text and snippet, or one
+ * row even when nothing matches, to tell whether the credits were taken and which of the
+ * knowledgebases asked for are the organization's.
+ */
+function results(): string {
+  return `    select (select count(*) from charge)::int as charged, array(select id::text from kbs) as found, top.*
     from (select 1) as one left join (
-      select kind, id::text, kb::text as "knowledgebaseId", title, heading, left(text, $8::int) as text,
-        atrium_headline(cfg, text, all_terms, $9::text) as snippet, score::float8 as score, row_id
-      from (select * from scored order by score desc, row_id limit $4::int) best_few
+      select kind, id::text, kb::text as "knowledgebaseId", title, heading, left(text, ${param.textChars}::int) as text,
+        atrium_headline(cfg, text, all_terms, ${param.headline}::text) as snippet, score::float8 as score, row_id
+      from (select * from scored order by score desc, row_id limit ${param.limit}::int) best_few
     ) top on true
     order by top.score desc, top.row_id`;
+}
+
+/**
+ * The credits of the terms a row holds where `held` is true, the best one per question word (its
+ * own term or one of its synonyms): SQL over `weighted w`, for the row being scored.
+ */
+function bestCredits(held: string): string {
+  return `(select sum(g.credit) from (select max(w.credit) as credit from weighted w where w.kb = b.kb and ${held} group by w.origin) g)`;
 }

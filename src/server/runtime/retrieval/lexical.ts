@@ -3,6 +3,7 @@
 import type { Db } from "@/server/db";
 import type { RankedHit, RetrievalRequest, RetrievedHit, RetrievedKind } from "./hits";
 import { retrievalSql } from "./lexical-sql";
+import { statementValues } from "./statement-parameters";
 import { lightWordsOf, synonymsOf, VOCABULARY_DEFAULTS } from "./vocabulary";
 
 const HEADLINE =
@@ -37,24 +38,24 @@ export async function rankLexically(
     // Named, so that each connection parses and plans the statement once.
     name: sql === DEFAULT_SQL ? "atrium_retrieve" : undefined,
     text: sql,
-    values: [
-      request.knowledgebaseIds,
+    values: statementValues({
+      knowledgebaseIds: request.knowledgebaseIds,
       organizationId,
       question,
-      request.limit,
-      kinds.pages,
-      kinds.sources,
-      request.onePerSource ?? false,
-      request.textChars ?? 4000,
-      HEADLINE,
+      limit: request.limit,
+      pages: kinds.pages,
+      sources: kinds.sources,
+      onePerSource: request.onePerSource ?? false,
+      textChars: request.textChars ?? 4000,
+      headline: HEADLINE,
       credits,
-      words,
+      synonymWords: words,
       synonyms,
-      vocabulary.weight,
-      vocabulary.onlyAbsent,
-      light.words,
-      light.weights,
-    ],
+      synonymWeight: vocabulary.weight,
+      onlyAbsent: vocabulary.onlyAbsent,
+      lightWords: light.words,
+      lightWeights: light.weights,
+    }),
   });
   return {
     charged: credits === 0 || rows[0]?.charged === 1,
