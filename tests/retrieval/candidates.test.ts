@@ -1,11 +1,14 @@
 // Issue 36: in a knowledgebase too large to rank every row holding a word of the question, the
-// ranking reads a bounded set of candidates (services/knowledge/retrieval.ts, CandidateBounds). Here the
+// ranking reads a bounded set of candidates (runtime/retrieval/candidates-sql.ts, CandidateBounds). Here the
 // bounds are made small enough for 600 rows to count as large, and the bounded statement is
 // compared with the ranking of every matching row (what the default bounds do at this size).
 import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { CANDIDATE_BOUNDS, retrievalSql, retrieve, type RetrievalRequest } from "@/server/services/knowledge/retrieval";
-import { lightWordsOf, VOCABULARY_DEFAULTS } from "@/server/services/support/vocabulary";
+import type { RetrievalRequest } from "@/server/runtime/retrieval/hits";
+import { CANDIDATE_BOUNDS } from "@/server/runtime/retrieval/candidates-sql";
+import { retrievalSql } from "@/server/runtime/retrieval/lexical-sql";
+import { retrieve } from "@/server/runtime/retrieval/retrieve";
+import { lightWordsOf, VOCABULARY_DEFAULTS } from "@/server/runtime/retrieval/vocabulary";
 import { tenantWithKnowledgebase } from "../knowledge-helpers";
 
 const DOCUMENTS = 60;
@@ -71,7 +74,7 @@ async function bothRankings(query: string, limit: number) {
 
 /**
  * The rows of each CTE of the bounded statement, from EXPLAIN ANALYZE; `synonyms` pairs question
- * words with synonyms at half weight (support/vocabulary.ts gives them to the statement so).
+ * words with synonyms at half weight (runtime/retrieval/vocabulary.ts gives them to the statement so).
  */
 async function cteRows(query: string, synonyms: [string, string][] = []): Promise<Record<string, number>> {
   const light = lightWordsOf(query, VOCABULARY_DEFAULTS);

@@ -12,7 +12,7 @@ vi.hoisted(() => {
 import { getDb } from "@/server/db";
 import { drainEmbeddings, unitLength } from "@/server/jobs/embedding";
 import { startIndexWorker } from "@/server/jobs/indexing";
-import { retrievePassages } from "@/server/runtime/retrieval";
+import { retrievePassages } from "@/server/runtime/retrieval/passages";
 import { createModelProvider, deleteModelProvider, updateModelProvider } from "@/server/services/org/model-providers";
 import { testEmbedding } from "../fake-embeddings";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";

@@ -5,14 +5,14 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { retrieve } from "@/server/services/knowledge/retrieval";
+import { retrieve } from "@/server/runtime/retrieval/retrieve";
 import {
   lightWordsOf,
   MAX_SYNONYM_TERMS,
   synonymsOf,
   VOCABULARY_DEFAULTS,
   type VocabularyOptions,
-} from "@/server/services/support/vocabulary";
+} from "@/server/runtime/retrieval/vocabulary";
 import { buildEverydayWords, EVERYDAY_WORDS_FILE } from "../../scripts/build-everyday-words";
 import { buildThesaurus, THESAURUS_FILE } from "../../scripts/build-thesaurus";
 import { api } from "../helpers";

@@ -2,8 +2,9 @@
 // agents' retrieval (one function), and the knowledgebase language setting.
 import { describe, expect, it, vi } from "vitest";
 import { closeDb, createDb, getDb } from "@/server/db";
-import { retrievePassages } from "@/server/runtime/retrieval";
-import { retrievalTest, retrieve } from "@/server/services/knowledge/retrieval";
+import { retrievePassages } from "@/server/runtime/retrieval/passages";
+import { retrieve } from "@/server/runtime/retrieval/retrieve";
+import { retrievalTest } from "@/server/services/knowledge/retrieval";
 import { api } from "../helpers";
 import { drain, newPage, tenantWithKnowledgebase } from "../knowledge-helpers";
 

@@ -13,9 +13,9 @@ vi.hoisted(() => {
 
 import { getDb } from "@/server/db";
 import { drainEmbeddings } from "@/server/jobs/embedding";
-import { retrievePassages } from "@/server/runtime/retrieval";
+import { retrievePassages } from "@/server/runtime/retrieval/passages";
 import { createModelProvider } from "@/server/services/org/model-providers";
-import { permutationIn, RERANK_DEPTH } from "@/server/services/knowledge/retrieval";
+import { permutationIn, RERANK_DEPTH } from "@/server/runtime/retrieval/rerank";
 import { create, publish } from "../builder-helpers";
 import { testEmbedding } from "../fake-embeddings";
 import { startFakeOpenAI, type ChatMessage, type FakeOpenAI } from "../fake-openai";

@@ -12,7 +12,7 @@ import { jsonIn, jsonObjectIn } from "@/server/runtime/json-in-text";
 import { render } from "@/server/runtime/templates";
 import { parseLinks } from "@/server/services/knowledge/page-links";
 import { applyPatch } from "@/server/services/knowledge/page-patches";
-import { retrieve } from "@/server/services/knowledge/retrieval";
+import { retrieve } from "@/server/runtime/retrieval/retrieve";
 import { api } from "../helpers";
 import { newPage, sourceOf, tenantWithKnowledgebase } from "../knowledge-helpers";
 

@@ -5,7 +5,7 @@ import { messageText, Uuid } from "../common";
 export const RetrievalTestInput = z.strictObject({ knowledgebaseId: Uuid, question: messageText });
 export const RetrievalTestOutput = z.object({
   passages: z.array(z.object({ title: z.string(), text: z.string() })),
-  /** Which ranking answered and why (src/server/services/knowledge/retrieval.ts, RetrievalPath). */
+  /** Which ranking answered and why (src/server/runtime/retrieval/hits.ts, RetrievalPath). */
   path: z.object({
     method: z.enum(["lexical", "hybrid"]),
     reason: z.enum([

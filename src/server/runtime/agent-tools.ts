@@ -11,7 +11,7 @@ import { isAppError } from "@/server/errors";
 import { forStep, forTrace, RUN_LIMITS } from "./limits";
 import type { ModelTool, Passage } from "./model-types";
 import type { ProviderRow } from "./models";
-import { retrievePassages } from "./retrieval";
+import { retrievePassages } from "./retrieval/passages";
 
 /** What a tool needs of its run (run.ts's RunContext has it; declared here so the two modules do not import each other). */
 export interface ToolRunContext {

@@ -32,7 +32,7 @@ import { boundedTool, flowTool, knowledgeTools, toolName, type AgentTool } from 
 import { builtInTools } from "./built-ins";
 import { Citations } from "./citations";
 import { integrationTools } from "./mcp-tools";
-import { missingNote, retrievePassages, tracePassages, type Retrieved } from "./retrieval";
+import { missingNote, retrievePassages, tracePassages, type Retrieved } from "./retrieval/passages";
 import { render, show, type TemplateScope } from "./templates";
 import { routeInputTokens } from "./offline-model";
 import { offlineStepInput } from "./offline-step";

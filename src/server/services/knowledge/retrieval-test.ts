@@ -4,7 +4,7 @@ import type { RetrievalTestOutput } from "@/schemas/knowledge/retrieval-test";
 import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
-import { retrievePassages } from "@/server/runtime/retrieval";
+import { retrievePassages } from "@/server/runtime/retrieval/passages";
 import { findKnowledgebase } from "../support/knowledge-access";
 
 export const testRetrieval = guarded(

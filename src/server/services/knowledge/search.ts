@@ -11,7 +11,9 @@ import { metrics } from "@/server/observability/metrics";
 import { logger } from "@/server/observability/log";
 import { findKnowledgebase } from "../support/knowledge-access";
 import { recordUsage } from "../runs/usage-records";
-import { retrievalSql, retrieve, retrieveCharging, type RetrievalRequest } from "./retrieval";
+import type { RetrievalRequest } from "@/server/runtime/retrieval/hits";
+import { retrievalSql } from "@/server/runtime/retrieval/lexical-sql";
+import { retrieve, retrieveCharging } from "@/server/runtime/retrieval/retrieve";
 
 export const SOURCE_SEARCH_CREDITS = 1;
 

@@ -1,7 +1,7 @@
 // How people ask about computers and software, and the words documentation uses for the same
 // thing (issue 34): hand-written from general knowledge of help centres, manual pages and
 // administrators' handbooks, never from the evaluation sets' questions (BENCHMARKS.md says which
-// entries the previous round's report had already named). support/vocabulary.ts looks a question's
+// entries the previous round's report had already named). vocabulary.ts looks a question's
 // word up here before WordNet; keys are base forms (its detachment rules find "folders",
 // "crashed"), irregular forms are keys of their own. Each line: "word: what documents say", words
 // joined by "_" a phrase.

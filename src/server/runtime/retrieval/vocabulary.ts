@@ -1,7 +1,7 @@
 // Synonyms of a question's words, from outside the knowledgebase (issue 34): the compact English
 // thesaurus derived from WordNet (scripts/build-thesaurus.ts → english-thesaurus.json) and a
-// hand-written table of how people ask about software (support/software-vocabulary.ts). The
-// ranking statement (services/knowledge/retrieval.ts) stems them in the knowledgebase's language, uses them
+// hand-written table of how people ask about software (software-vocabulary.ts). The
+// ranking statement (lexical-sql.ts) stems them in the knowledgebase's language, uses them
 // only for english knowledgebases, and credits a passage that holds a synonym but not the word
 // itself a share of the word's weight: never as much as the word.
 // It also names the words of how a question is asked ("want", "need", "way"), which weigh little.
@@ -22,7 +22,7 @@ export interface VocabularyOptions {
   weight: number;
   /** Widen only words the knowledgebase never uses. */
   onlyAbsent: boolean;
-  /** Which sources: the hand-written software table (support/software-vocabulary.ts), WordNet, or both (the table first). */
+  /** Which sources: the hand-written software table (software-vocabulary.ts), WordNet, or both (the table first). */
   sources: "wordnet" | "table" | "both";
   /** Table entries left out: the evaluation measures the table without those an earlier report had named. */
   withoutEntries?: ReadonlySet<string>;
@@ -56,7 +56,7 @@ export const VOCABULARY_DEFAULTS: VocabularyOptions = {
  * evaluation's ("how" is already a stop word). PostgreSQL's english stop list keeps them, and in
  * a corpus that rarely uses them they would weigh as much as the rarest word of the question: in
  * an english knowledgebase they weigh `intentWeight` of their rarity when the question has other
- * terms, and bring no synonyms (services/knowledge/retrieval.ts).
+ * terms, and bring no synonyms (lexical-sql.ts).
  */
 export const QUESTION_INTENT_WORDS = [
   "want",

@@ -1,18 +1,14 @@
 // What an agent or a knowledge_search node knows for a message: the best passages of its
-// knowledgebases by the shared retrieval function (services/knowledge/retrieval.ts), which keeps to the
+// knowledgebases by the shared retrieval function (retrieve.ts), which keeps to the
 // run's organization and never reads an end user's private notebook. Each passage is titled
 // with its document and the headings above it, for citations.
 import { isUuid } from "@/schemas/common";
 import type { Db } from "@/server/db";
-import {
-  AGENT_PASSAGES,
-  passageTitle,
-  retrieveCharging,
-  type RetrievalPath,
-} from "@/server/services/knowledge/retrieval";
-import { RUN_LIMITS } from "./limits";
+import { AGENT_PASSAGES, passageTitle, type RetrievalPath } from "./hits";
+import { retrieveCharging } from "./retrieve";
+import { RUN_LIMITS } from "../limits";
 import type { TracePassage } from "@/schemas/runs/runtime";
-import type { Passage, ProviderRow } from "./models";
+import type { Passage, ProviderRow } from "../models";
 
 export interface Retrieved {
   passages: Passage[];

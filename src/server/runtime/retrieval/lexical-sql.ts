@@ -1,0 +1,313 @@
+// The lexical ranking statement of the one retrieval function (retrieve.ts): what agents, flows'
+// knowledge_search and the search API find in knowledgebases for a query. Lexical ranking in
+// PostgreSQL, in the knowledgebase's text-search configuration (its `language`):
+// - a row matches if it has ANY of the query's terms (a question finds pages, not nothing);
+// - its score is the share of the query it covers, each term weighted by its rarity in the
+//   searched knowledgebases (BM25's idf: "the" or "file" count little, "pkcs12" a lot), with a
+//   boost for terms in a heading or title (weight A of the tsvector) and in the source's name;
+// - divided by a power of the passage's length, plus the coverage of its document's opening
+//   passage (docs/knowledge.md, "How ranking works");
+// - then the query as a phrase, and cover density (terms close together) as a smaller bonus.
+// In an english knowledgebase the question's words also bring synonyms from outside the corpus
+// (vocabulary.ts), each worth less than the word it stands for (a compound's two words as a phrase:
+// "filesystem", "file system"), and when the question has other terms the words of
+// how it is asked ("want", "need", "way") weigh 0.3 of their rarity, everyday words of speech
+// ("every", "day", "keep") 0.3 to 1 by how common they are.
+// Only knowledgebases of the organization count (it is part of the SQL), never an end user's
+// private notebook. The statement is built from named fragments, each a few common table
+// expressions, in the order PostgreSQL reads them; candidates-sql.ts holds those that bound what a
+// search reads in a large knowledgebase.
+import { boundedCandidates, CANDIDATE_BOUNDS, rowCounts, termEstimates, type CandidateBounds } from "./candidates-sql";
+import { param } from "./statement-parameters";
+
+/** Candidates re-scored with the costlier boosts (phrase, title, cover density). */
+export const RESCORE = 40;
+/**
+ * Ranking weights, tuned on the evaluation sets' tuning halves only (eval/retrieval/sets.ts,
+ * BENCHMARKS.md): a passage's coverage is divided by (bytes / 400)^0.3 (at least 100; a page,
+ * which is not cut into passages, at most 1,000), its document's opening passage (a page: the
+ * page) adds 0.6 × its own coverage, terms in a heading add 0.25 × their share, terms in the
+ * document's name (its title) add 1 × theirs, the question as a phrase adds 0.3 and cover density
+ * (terms close together) 0.5 × ts_rank_cd.
+ */
+const PASSAGE_LENGTH_NORM = 0.3;
+const REFERENCE_PASSAGE_CHARS = 400;
+const MIN_PASSAGE_CHARS = 100;
+const PAGE_CHARS = 1000;
+const OPENING_WEIGHT = 0.6;
+const HEADING_WEIGHT = 0.25;
+const TITLE_WEIGHT = 1;
+const PHRASE_BONUS = 0.3;
+const PROXIMITY_WEIGHT = 0.5;
+/** Synonyms are numbered after the question's own terms (a question has far fewer than this). */
+const SYNONYM_TERM_NUMBERS = 10_000;
+
+/**
+ * The ranking statement. `chunkTable` is a parameter only so that a test can make the document
+ * index fail as an outage would; `bounds` so that a test can make a small knowledgebase large.
+ * Its parameters are named in statement-parameters.ts.
+ * The charge is part of the statement (no round trips for a transaction): without the credits
+ * nothing is searched, and if the search fails the charge fails with it.
+ * Text reaches the text-search parser only through atrium_tsvector, atrium_search_text and
+ * atrium_headline (migration 20261204180000_linear_text_search), which keep its cost linear.
+ */
+export function retrievalSql(chunkTable = "source_chunks", bounds: CandidateBounds = CANDIDATE_BOUNDS): string {
+  const fragments = [
+    chargeAndScope(),
+    questionTerms(),
+    synonymTerms(),
+    rowCounts(chunkTable, bounds),
+    termEstimates(chunkTable, bounds),
+    boundedCandidates(chunkTable, bounds),
+    matchingRows(chunkTable),
+    termWeights(),
+    coverage(),
+    rescored(chunkTable),
+  ];
+  return `
+    with ${fragments.join(",")}
+${results()}`;
+}
+
+/**
+ * `charge` and `kbs`, scoring nothing: the credits taken, and the knowledgebases asked for that
+ * are the organization's own (never an end user's notebook), searched only if the charge went through.
+ */
+function chargeAndScope(): string {
+  return `
+    charge as (
+      update organizations set credits = credits - ${param.credits}::int where id = ${param.organizationId}::uuid and ${param.credits}::int > 0 and credits >= ${param.credits}::int returning 1
+    ),
+    kbs as (
+      select id, language::regconfig as cfg from knowledgebases
+      where id = any(${param.knowledgebaseIds}::uuid[]) and organization_id = ${param.organizationId}::uuid and end_user_id is null
+        and (${param.credits}::int = 0 or exists (select 1 from charge))
+    )`;
+}
+
+/**
+ * `question_terms` and `intent_terms`: the question's terms, stemmed in each knowledgebase's
+ * language, and those that weigh a share of their rarity (intent and everyday words).
+ */
+function questionTerms(): string {
+  return `
+    question_terms as (
+      select k.id as kb, k.cfg, t.lexeme, t.term_no::int as term_no
+      from kbs k, unnest(atrium_tsvector(k.cfg, ${param.question}::text)) with ordinality as t(lexeme, positions, weights, term_no)
+    ),
+    -- The question's light words (lightWords, each weighing its share in lightWeights of its rarity: vocabulary.ts),
+    -- in an english knowledgebase when the question has other terms.
+    light_words as (
+      select l.weight, tsvector_to_array(atrium_tsvector('english'::regconfig, l.word)) as lexemes
+      from unnest(${param.lightWords}::text[], ${param.lightWeights}::float8[]) as l(word, weight)
+    ),
+    intent_terms as (
+      select q.kb, q.term_no, min(l.weight) as weight from question_terms q join light_words l on q.lexeme = any(l.lexemes)
+      where q.cfg = 'english'::regconfig
+        and exists (select 1 from question_terms o where o.kb = q.kb and not exists (select 1 from light_words m where o.lexeme = any(m.lexemes)))
+      group by q.kb, q.term_no
+    )`;
+}
+
+/**
+ * `terms` and `any_terms`: the question's terms and their synonyms, each synonym standing for the
+ * term it widens (its origin), each term a tsquery (a synonym of several words a phrase).
+ */
+function synonymTerms(): string {
+  return `
+    -- Synonyms of the question's words (synonymWords, and at the same index in synonyms each one's synonym: vocabulary.ts),
+    -- for english knowledgebases only, each standing for the question term it widens (origin);
+    -- a synonym that is one of the question's own terms is that term. A synonym of several words
+    -- ("file system" for "filesystem") is a phrase: its words next to each other, in order.
+    synonym_terms as (
+      select kb, cfg, lexeme, phrase, origin from (
+        select k.id as kb, k.cfg, s.lexeme, s.phrase, q.term_no as origin, row_number() over (partition by k.id, s.lexeme order by e.n) as nth
+        from kbs k
+        cross join unnest(${param.synonymWords}::text[], ${param.synonyms}::text[]) with ordinality as e(word, synonym, n)
+        cross join lateral (
+          select w.lexeme, null::tsquery as phrase from unnest(atrium_tsvector(k.cfg, e.synonym)) as w where strpos(e.synonym, ' ') = 0
+          union all
+          select p::text, p from phraseto_tsquery(k.cfg, atrium_search_text(e.synonym)) as p where strpos(e.synonym, ' ') > 0 and numnode(p) > 1
+        ) s
+        join question_terms q on q.kb = k.id and q.lexeme = any(tsvector_to_array(atrium_tsvector(k.cfg, e.word)))
+        where k.cfg = 'english'::regconfig and not exists (select 1 from question_terms o where o.kb = k.id and o.lexeme = s.lexeme)
+      ) firsts where nth = 1
+    ),
+    terms as (
+      select t.kb, t.cfg, t.lexeme, t.term_no, t.origin,
+        coalesce(t.phrase, ('''' || replace(replace(t.lexeme, '\\', '\\\\'), '''', '''''') || '''')::tsquery) as tq from (
+        select kb, cfg, lexeme, term_no, term_no as origin, null::tsquery as phrase from question_terms
+        union all
+        select kb, cfg, lexeme, (${SYNONYM_TERM_NUMBERS} + row_number() over (partition by kb order by lexeme))::int, origin, phrase from synonym_terms
+      ) t
+    ),
+    any_terms as (
+      select kb, string_agg(tq::text, ' | ')::tsquery as tq, count(*) as n from terms group by kb
+    )`;
+}
+
+/**
+ * `matches`: the rows scored, each with the set of the question's terms it holds (their numbers;
+ * a one-term question needs no test): in a small knowledgebase every row holding any term, in a
+ * large one its candidates. The constant test on the knowledgebase ids lets the planner read only
+ * the searched knowledgebases' rows by their index, never the whole table (every organization's
+ * documents). Nothing else is read per row: the ranking below needs only which terms each row holds.
+ */
+function matchingRows(chunkTable: string): string {
+  return `
+    matches as materialized (
+      select 'page' as kind, p.id as row_id, p.id, a.kb, 0 as position, least(octet_length(p.markdown), ${PAGE_CHARS}) as chars,
+        case when a.n = 1 then '{1}'::int[] else array(select t.term_no from terms t where t.kb = a.kb and p.tsv @@ t.tq) end as has
+      from any_terms a join pages p on p.knowledgebase_id = a.kb
+      where ${param.pages}::boolean and p.knowledgebase_id = any(${param.knowledgebaseIds}::uuid[]) and p.organization_id = ${param.organizationId}::uuid and p.tsv @@ a.tq
+        and a.kb not in (select kb from estimates)
+      union all
+      select 'source', c.id, c.source_id, a.kb, c.position, octet_length(c.text),
+        case when a.n = 1 then '{1}'::int[] else array(select t.term_no from terms t where t.kb = a.kb and c.tsv @@ t.tq) end
+      from any_terms a join ${chunkTable} c on c.knowledgebase_id = a.kb
+      where ${param.sources}::boolean and c.knowledgebase_id = any(${param.knowledgebaseIds}::uuid[]) and c.tsv @@ a.tq
+        and a.kb not in (select kb from estimates)
+      -- A large knowledgebase: its candidates.
+      union all
+      select 'page', p.id, p.id, x.kb, 0, least(octet_length(p.markdown), ${PAGE_CHARS}),
+        array(select t.term_no from terms t where t.kb = x.kb and p.tsv @@ t.tq)
+      from picked x join pages p on p.id = x.row_id
+      where x.kind = 'page' and p.knowledgebase_id = any(${param.knowledgebaseIds}::uuid[]) and p.organization_id = ${param.organizationId}::uuid
+      union all
+      select 'source', c.id, c.source_id, x.kb, c.position, octet_length(c.text),
+        array(select t.term_no from terms t where t.kb = x.kb and v.tsv @@ t.tq)
+      from (select row_id, kb, false as opening from picked where kind = 'source' union all select row_id, kb, true from openings) x
+      join ${chunkTable} c on c.id = x.row_id
+      join any_terms a on a.kb = x.kb
+      -- The tsvector read (detoasted) once per row, not once per term.
+      cross join lateral (select c.tsv || ''::tsvector as tsv offset 0) v
+      where c.knowledgebase_id = any(${param.knowledgebaseIds}::uuid[]) and (not x.opening or v.tsv @@ a.tq)
+    )`;
+}
+
+/**
+ * `weighted` and `queries`: what holding each term is worth, its rarity (BM25's idf), a light
+ * word's share of it, a synonym's share of its word's; and the question's tsqueries for the rescoring.
+ */
+function termWeights(): string {
+  return `
+    -- A query has few distinct sets of terms however many rows match: document frequencies are
+    -- counted from them.
+    term_sets as materialized (
+      select kb, has, count(*) as n from matches group by kb, has
+    ),
+    -- A term weighs by its rarity (BM25's idf): a term in every row says nothing, one in few rows
+    -- says a lot. Its document frequency counts every row that holds it (all of them are in matches).
+    term_weights as materialized (
+      select t.kb, t.term_no, t.origin, t.lexeme, t.tq, (replace(t.tq::text, ''' <', ''':A <') || ':A')::tsquery as tq_heading,
+        ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5))::float8
+          * coalesce((select i.weight from intent_terms i where i.kb = t.kb and i.term_no = t.term_no), 1) as idf, d.df
+      from terms t join sizes s on s.kb = t.kb
+      cross join lateral (select coalesce((select e.df from estimates e where e.kb = t.kb and e.term_no = t.term_no and (select yes from truncated)), sum(ts.n), 0) as df
+        from term_sets ts where ts.kb = t.kb and t.term_no = any(ts.has)) d
+    ),
+    -- What holding a term is worth: a question term its idf; a synonym synonymWeight × the smaller of its
+    -- own idf and its word's (with onlyAbsent, nothing when the knowledgebase uses the word itself). A
+    -- row counts the best term of each question word it holds, so a synonym never outranks the word.
+    weighted as materialized (
+      select w.*, case when w.term_no = w.origin then w.idf when ${param.onlyAbsent}::boolean and o.df > 0 then 0
+        else ${param.synonymWeight}::float8 * least(w.idf, o.idf) end as credit
+      from term_weights w join term_weights o on o.kb = w.kb and o.term_no = w.origin
+    ),
+    queries as materialized (
+      select kb, cfg, (string_agg(tq::text, ' | ') filter (where term_no = origin))::tsquery as any_term,
+        string_agg(tq::text, ' | ')::tsquery as all_terms, sum(idf) filter (where term_no = origin) as total,
+        count(*) filter (where term_no = origin) as term_count, phraseto_tsquery(cfg, atrium_search_text(${param.question}::text)) as phrase
+      from weighted join kbs on kbs.id = weighted.kb group by kb, cfg
+    )`;
+}
+
+/**
+ * `best`: each row's score by coverage (the share of the question's weight its terms hold),
+ * divided by a power of its length, plus its document opening's coverage; the best RESCORE rows
+ * (one a document when asked), ids only.
+ */
+function coverage(): string {
+  return `
+    -- Documents that may answer (matches holds rows of the organization's knowledgebases only).
+    searchable as (
+      select s.id from sources s
+      where ${param.sources}::boolean and s.knowledgebase_id = any(${param.knowledgebaseIds}::uuid[]) and s.organization_id = ${param.organizationId}::uuid and s.status = 'ready' and s.searchable and not s.disabled
+    ),
+    -- Each row's coverage: the share of the query its terms cover, each term by its weight
+    -- (float8: cheap to sort), looked up among the query's few terms. It is never a join of the
+    -- matching rows with their sets of terms: planned from the guesses PostgreSQL makes about
+    -- these intermediate results, that join became a nested loop over sets × rows, and a question
+    -- whose common words gave most rows a set of their own took seconds (docs/knowledge.md).
+    -- Ids only through the sort; text and tsvectors are read for the best few.
+    candidates as (
+      select m.kind, m.row_id, m.id, m.kb, m.position, m.chars,
+        (select (sum(g.credit) / nullif(sum(g.idf), 0))::float8 from (
+          select max(w.credit) filter (where w.term_no = any(m.has)) as credit, max(w.idf) filter (where w.term_no = w.origin) as idf
+          from weighted w where w.kb = m.kb group by w.origin) g) as coverage
+      from matches m
+      where m.kind = 'page' or m.id in (select id from searchable)
+    ),
+    -- A passage's coverage per its length in bytes (a long passage holds more words by chance;
+    -- octet_length reads no TOASTed text), plus the coverage of its document's opening passage
+    -- (its title and summary lines) when that passage matches: the document says it is about the
+    -- question, whatever passage answers. A page is one passage, its own opening.
+    passage_scores as (
+      select c.kind, c.row_id, c.id, c.kb,
+        c.coverage / power(greatest(c.chars, ${MIN_PASSAGE_CHARS})::float8 / ${REFERENCE_PASSAGE_CHARS}, ${PASSAGE_LENGTH_NORM})
+        + ${OPENING_WEIGHT} * coalesce(max(c.coverage) filter (where c.position = 0) over (partition by c.kind, c.id), 0) as coverage
+      from candidates c
+    ),
+    best as (
+      select * from (
+        select r.*, row_number() over (partition by r.id, r.kind order by r.coverage desc, r.row_id) as nth from passage_scores r
+      ) ranked
+      where not ${param.onePerSource}::boolean or nth = 1
+      order by coverage desc, row_id
+      limit ${RESCORE}
+    )`;
+}
+
+/** `scored`: the best few scored again with costlier signals, read from their text. */
+function rescored(chunkTable: string): string {
+  return `
+    passages as (
+      select b.*, p.title, '' as heading, p.markdown as text, p.tsv
+      from best b join pages p on p.id = b.row_id where b.kind = 'page'
+      union all
+      select b.*, s.name, ch.heading, ch.text, ch.tsv
+      from best b join ${chunkTable} ch on ch.id = b.row_id join sources s on s.id = ch.source_id where b.kind = 'source'
+    ),
+    -- The best few are scored again with costlier signals: terms in a heading or the title, the phrase, proximity.
+    scored as (
+      select b.*, q.all_terms, q.cfg, b.coverage
+        + coalesce(${bestCredits("b.tsv @@ w.tq_heading")}, 0) / q.total * ${HEADING_WEIGHT}
+        + coalesce(${bestCredits("t.title_tsv @@ w.tq")}, 0) / q.total * ${TITLE_WEIGHT}
+        + (case when q.term_count > 1 and b.tsv @@ q.phrase then ${PHRASE_BONUS} else 0 end)
+        + ts_rank_cd(b.tsv, q.any_term, 2) * ${PROXIMITY_WEIGHT} as score
+      from passages b join queries q on q.kb = b.kb cross join lateral (select atrium_tsvector(q.cfg, b.title) as title_tsv) t
+    )`;
+}
+
+/**
+ * The statement's one result set: the best `limit` passages with their text and snippet, or one
+ * row even when nothing matches, to tell whether the credits were taken and which of the
+ * knowledgebases asked for are the organization's.
+ */
+function results(): string {
+  return `    select (select count(*) from charge)::int as charged, array(select id::text from kbs) as found, top.*
+    from (select 1) as one left join (
+      select kind, id::text, kb::text as "knowledgebaseId", title, heading, left(text, ${param.textChars}::int) as text,
+        atrium_headline(cfg, text, all_terms, ${param.headline}::text) as snippet, score::float8 as score, row_id
+      from (select * from scored order by score desc, row_id limit ${param.limit}::int) best_few
+    ) top on true
+    order by top.score desc, top.row_id`;
+}
+
+/**
+ * The credits of the terms a row holds where `held` is true, the best one per question word (its
+ * own term or one of its synonyms): SQL over `weighted w`, for the row being scored.
+ */
+function bestCredits(held: string): string {
+  return `(select sum(g.credit) from (select max(w.credit) as credit from weighted w where w.kb = b.kb and ${held} group by w.origin) g)`;
+}
