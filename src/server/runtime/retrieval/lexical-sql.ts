@@ -20,6 +20,14 @@
 import { boundedCandidates, CANDIDATE_BOUNDS, rowCounts, termEstimates, type CandidateBounds } from "./candidates-sql";
 import { param } from "./statement-parameters";
 
+/**
+ * The tsvector of a short text (the question, its words and synonyms, a document's title: all
+ * bounded by src/schemas/limits.ts): atrium_search_text keeps the parse linear, and such a text
+ * can never reach a tsvector's 1 MB, so atrium_tsvector's fallback (a PL/pgSQL function whose
+ * exception block opens a subtransaction on every call, tens of calls per question) is not needed.
+ */
+const shortTsvector = (config: string, text: string) => `to_tsvector(${config}, atrium_search_text(${text}))`;
+
 /** Candidates re-scored with the costlier boosts (phrase, title, cover density). */
 export const RESCORE = 40;
 /**
@@ -93,12 +101,12 @@ function questionTerms(): string {
   return `
     question_terms as (
       select k.id as kb, k.cfg, t.lexeme, t.term_no::int as term_no
-      from kbs k, unnest(atrium_tsvector(k.cfg, ${param.question}::text)) with ordinality as t(lexeme, positions, weights, term_no)
+      from kbs k, unnest(${shortTsvector("k.cfg", `${param.question}::text`)}) with ordinality as t(lexeme, positions, weights, term_no)
     ),
     -- The question's light words (lightWords, each weighing its share in lightWeights of its rarity: vocabulary.ts),
     -- in an english knowledgebase when the question has other terms.
     light_words as (
-      select l.weight, tsvector_to_array(atrium_tsvector('english'::regconfig, l.word)) as lexemes
+      select l.weight, tsvector_to_array(${shortTsvector("'english'::regconfig", "l.word")}) as lexemes
       from unnest(${param.lightWords}::text[], ${param.lightWeights}::float8[]) as l(word, weight)
     ),
     intent_terms as (
@@ -125,11 +133,11 @@ function synonymTerms(): string {
         from kbs k
         cross join unnest(${param.synonymWords}::text[], ${param.synonyms}::text[]) with ordinality as e(word, synonym, n)
         cross join lateral (
-          select w.lexeme, null::tsquery as phrase from unnest(atrium_tsvector(k.cfg, e.synonym)) as w where strpos(e.synonym, ' ') = 0
+          select w.lexeme, null::tsquery as phrase from unnest(${shortTsvector("k.cfg", "e.synonym")}) as w where strpos(e.synonym, ' ') = 0
           union all
           select p::text, p from phraseto_tsquery(k.cfg, atrium_search_text(e.synonym)) as p where strpos(e.synonym, ' ') > 0 and numnode(p) > 1
         ) s
-        join question_terms q on q.kb = k.id and q.lexeme = any(tsvector_to_array(atrium_tsvector(k.cfg, e.word)))
+        join question_terms q on q.kb = k.id and q.lexeme = any(tsvector_to_array(${shortTsvector("k.cfg", "e.word")}))
         where k.cfg = 'english'::regconfig and not exists (select 1 from question_terms o where o.kb = k.id and o.lexeme = s.lexeme)
       ) firsts where nth = 1
     ),
@@ -285,7 +293,7 @@ function rescored(chunkTable: string): string {
         + coalesce(${bestCredits("t.title_tsv @@ w.tq")}, 0) / q.total * ${TITLE_WEIGHT}
         + (case when q.term_count > 1 and b.tsv @@ q.phrase then ${PHRASE_BONUS} else 0 end)
         + ts_rank_cd(b.tsv, q.any_term, 2) * ${PROXIMITY_WEIGHT} as score
-      from passages b join queries q on q.kb = b.kb cross join lateral (select atrium_tsvector(q.cfg, b.title) as title_tsv) t
+      from passages b join queries q on q.kb = b.kb cross join lateral (select ${shortTsvector("q.cfg", "b.title")} as title_tsv) t
     )`;
 }
 
