@@ -7,6 +7,7 @@ import {
   AgentPatch,
   App,
   AppPatch,
+  createDraftInput,
   Flow,
   FlowPatch,
   ListItemsQuery,
@@ -21,7 +22,7 @@ import {
   Version,
   type BuilderKind,
 } from "@/schemas/builder/builder";
-import { ListOrder, ListQuery, nameText, NextCursor, TimestampInput, Uuid } from "@/schemas/common";
+import { ListOrder, ListQuery, NextCursor, TimestampInput, Uuid } from "@/schemas/common";
 import type { ErrorCode } from "@/server/errors";
 import {
   createItem,
@@ -108,7 +109,7 @@ function builderRouter<
         errors: route.draftErrors,
         successStatus: 201,
       })
-      .input(route.patch.extend({ name: nameText }))
+      .input(createDraftInput(route.patch))
       .output(ViewOutput)
       .mutation(async ({ ctx, input }) => {
         const created = await createItem(ctx.db, ctx.actor, kind, fields(input));
