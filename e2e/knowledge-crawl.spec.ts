@@ -35,7 +35,7 @@ for (const viewport of VIEWPORTS) {
       await page.goto(`/knowledge/${knowledgebase.id}`);
       const crawl = page.getByRole("region", { name: `Crawl of ${startUrl}`, exact: true });
       await expect(crawl.getByRole("heading", { name: `Crawl of ${startUrl}` })).toBeVisible();
-      await expect(crawl).toContainText("up to 3 pages, 1 links deep, same host, robots.txt honoured");
+      await expect(crawl).toContainText("up to 3 pages, 1 link deep, same host, robots.txt honoured");
       await expect(crawl).toContainText("refreshed weekly");
       await expect(crawl).toContainText(/last run .+, finished .+/);
       // The start page is the crawl's, failed with its reason; the pasted note is not.

@@ -56,9 +56,9 @@ function crawlLine(crawl: CrawlRow): string {
       ? `running since ${started}`
       : `last run ${started}, finished ${new Date(crawl.finishedAt).toLocaleString()}`;
   return [
-    `up to ${crawl.maxPages} pages, ${crawl.maxDepth} links deep, same host, robots.txt honoured`,
+    `up to ${crawl.maxPages} pages, ${crawl.maxDepth} ${crawl.maxDepth === 1 ? "link" : "links"} deep, same host, robots.txt honoured`,
     crawl.refresh && `refreshed ${crawl.refresh}`,
-    `${crawl.pages} found`,
+    `${crawl.pages} ${crawl.pages === 1 ? "page" : "pages"} found`,
     run,
   ]
     .filter(Boolean)
@@ -322,7 +322,8 @@ function sourceColumns({
       header: "Name",
       sortValue: (source) => source.name,
       cell: (source) => (
-        <>
+        // Wide enough that a long reason beside it does not squeeze a URL to a letter a line.
+        <div className="cell-min-11 wrap-anywhere">
           <Link href={`/knowledge/${knowledgebaseId}/sources/${source.id}`}>{source.name}</Link>
           {source.url && <div className="muted">{source.url}</div>}
           {(source.refresh || source.crawlId) && (
@@ -335,7 +336,7 @@ function sourceColumns({
                 .join(" · ")}
             </div>
           )}
-        </>
+        </div>
       ),
     },
     {
