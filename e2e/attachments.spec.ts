@@ -4,51 +4,22 @@
 // the sent question shows the file it carried. Axe checks each state.
 import { expect, test, type Page } from "@playwright/test";
 import { pdfWithContent } from "../tests/pdf-fixtures";
-import { admin, api, latestSignInCode, screenshot, seedDemo, seriousA11yViolations, VIEWPORTS } from "./fixtures";
+import { provisionPortalUser, screenshot, seriousA11yViolations, VIEWPORTS } from "./fixtures";
 
 const PHRASE = "The Falcon drill carries a warranty of seven years from the date of purchase.";
 
 /** A Help app answering with the built-in model, a portal, and an end user granted the app there. */
 async function provision(page: Page, slug: string, email: string) {
-  const demo = seedDemo();
-  const key = demo.orgKey.secret;
-  const { agent } = await api(page.request, key, "POST", "/agents", {
-    name: "Product helper",
-    description: "Questions about products and their manuals",
-  });
-  await api(page.request, key, "POST", `/agents/${agent.id}/publish`, {});
-  const { app } = await api(page.request, key, "POST", "/apps", {
-    name: "Product help",
-    members: [{ id: agent.id, kind: "agent" }],
-    orchestrationMode: "supervisor",
-    api: { greeting: "Attach a manual and ask me about it." },
-  });
-  await api(page.request, key, "POST", `/apps/${app.id}/publish`, {});
-  const plan = admin<{ tierPlan: { id: string } }>(
-    "plan",
-    "create",
-    "--org",
-    demo.organization.id,
-    "--name",
-    "Starter",
-    "--credits",
-    "20",
-  );
-  const created = await api(page.request, key, "POST", "/portals", { name: "Help Center", slug });
-  await api(page.request, key, "POST", "/end-users", {
+  return provisionPortalUser(page, {
+    slug,
     email,
-    fullName: "Alice Martin",
-    tierPlanIds: [plan.tierPlan.id],
-    grants: [{ targetKind: "app", targetId: app.id, deploymentId: created.portal.id }],
+    agent: { name: "Product helper", description: "Questions about products and their manuals" },
+    app: {
+      name: "Product help",
+      orchestrationMode: "supervisor",
+      api: { greeting: "Attach a manual and ask me about it." },
+    },
   });
-  const asked = await page.request.post("/api/portal/trpc/auth.requestCode", { data: { portal: slug, email } });
-  expect(asked.status(), await asked.text()).toBe(200);
-  const code = await latestSignInCode(demo.organization.id, email);
-  const verified = await page.request.post("/api/portal/trpc/auth.verifyCode", {
-    data: { portal: slug, email, code },
-  });
-  expect(verified.status(), await verified.text()).toBe(200);
-  return { appId: app.id as string };
 }
 
 for (const viewport of VIEWPORTS) {

@@ -139,3 +139,94 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   const width = page.viewportSize()?.width ?? 0;
   await page.screenshot({ path: `.screens/${name}-${width}.png`, fullPage: true });
 }
+
+/** Signs an end user in through the portal door (the sign-in form has its own test in e2e/portal.spec.ts). */
+export async function portalSignIn(
+  request: APIRequestContext,
+  slug: string,
+  organizationId: string,
+  email: string,
+): Promise<void> {
+  const asked = await request.post("/api/portal/trpc/auth.requestCode", { data: { portal: slug, email } });
+  expect(asked.status(), await asked.text()).toBe(200);
+  const code = await latestSignInCode(organizationId, email);
+  const verified = await request.post("/api/portal/trpc/auth.verifyCode", { data: { portal: slug, email, code } });
+  expect(verified.status(), await verified.text()).toBe(200);
+}
+
+/** What a portal spec's organization holds: its one app, the portal and the end user. */
+export interface PortalUser {
+  demo: Demo;
+  key: string;
+  appId: string;
+  portalId: string;
+  endUserId: string;
+}
+
+/**
+ * A fresh organization with an agent, published, in a published app; a plan; a portal; and an end
+ * user (Alice Martin) on the plan, granted the app in that portal, signed in to it through the
+ * portal door unless `signedIn` is false. `prepare` runs first (a webhook, a knowledgebase, a
+ * model provider) and what it returns is added to the agent. The console session, if `prepare`
+ * opened one, is closed at the end: the portal has its own.
+ */
+export async function provisionPortalUser(
+  page: Page,
+  {
+    slug,
+    email,
+    agent,
+    app,
+    plan = { name: "Starter", credits: 20 },
+    portal = {},
+    signedIn = true,
+    prepare,
+  }: {
+    slug: string;
+    email: string;
+    /** The agent's create body (`POST /agents`). */
+    agent: Record<string, unknown>;
+    /** The app's create body without its members (the agent is its one member). */
+    app: Record<string, unknown>;
+    plan?: { name: string; credits: number };
+    /** More of the portal's create body than its slug (`name` is "Help Center" unless given). */
+    portal?: Record<string, unknown>;
+    signedIn?: boolean;
+    prepare?: (demo: Demo) => Promise<Record<string, unknown> | void>;
+  },
+): Promise<PortalUser> {
+  const demo = seedDemo();
+  const key = demo.orgKey.secret;
+  const agentExtra = (await prepare?.(demo)) ?? {};
+  const created = await api(page.request, key, "POST", "/agents", { ...agent, ...agentExtra });
+  await api(page.request, key, "POST", `/agents/${created.agent.id}/publish`, {});
+  const { app: made } = await api(page.request, key, "POST", "/apps", {
+    ...app,
+    members: [{ id: created.agent.id, kind: "agent" }],
+  });
+  await api(page.request, key, "POST", `/apps/${made.id}/publish`, {});
+  const { tierPlan } = admin<{ tierPlan: { id: string } }>(
+    "plan",
+    "create",
+    "--org",
+    demo.organization.id,
+    "--name",
+    plan.name,
+    "--credits",
+    String(plan.credits),
+  );
+  const { portal: opened } = await api(page.request, key, "POST", "/portals", {
+    name: "Help Center",
+    slug,
+    ...portal,
+  });
+  const { endUser } = await api(page.request, key, "POST", "/end-users", {
+    email,
+    fullName: "Alice Martin",
+    tierPlanIds: [tierPlan.id],
+    grants: [{ targetKind: "app", targetId: made.id, deploymentId: opened.id }],
+  });
+  await page.context().clearCookies();
+  if (signedIn) await portalSignIn(page.request, slug, demo.organization.id, email);
+  return { demo, key, appId: made.id, portalId: opened.id, endUserId: endUser.id };
+}

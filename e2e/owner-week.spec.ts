@@ -8,22 +8,9 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test, type Page } from "@playwright/test";
-import { E2E_PORT } from "../playwright.config";
-import { startFakeOidc, type FakeOidc } from "../tests/fake-oidc";
-import {
-  addMember,
-  admin,
-  api,
-  latestSignInCode,
-  screenshot,
-  seedDemo,
-  seriousA11yViolations,
-  signIn,
-} from "./fixtures";
-
-// The admin CLI seals the SSO client secret with the server's key (playwright.config.ts).
-process.env.ATRIUM_SECRET_KEY = "e2e-secret-key-0123456789-abcdefghijklmnop";
-process.env.ALLOW_PRIVATE_INTEGRATION_URLS = "true";
+import type { FakeOidc } from "../tests/fake-oidc";
+import { addMember, admin, api, portalSignIn, screenshot, seedDemo, seriousA11yViolations, signIn } from "./fixtures";
+import { connectSso, startOidcProvider } from "./sso-fixtures";
 
 const VIEWPORTS = [
   { name: "desktop", width: 1440, height: 900 },
@@ -35,16 +22,7 @@ let receiver: http.Server;
 const received: string[] = [];
 
 test.beforeAll(async () => {
-  provider = await startFakeOidc(
-    [
-      {
-        client_id: "atrium",
-        client_secret: "atrium-e2e-client-secret",
-        redirect_uris: [`http://127.0.0.1:${E2E_PORT}/auth/oidc/callback`],
-      },
-    ],
-    {},
-  );
+  provider = await startOidcProvider();
   receiver = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -121,22 +99,7 @@ async function week(page: Page, viewport: string) {
     url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/atrium`,
     eventTypes: ["end_user.created"],
   });
-  admin(
-    "sso",
-    "set",
-    "--org",
-    org,
-    "--issuer",
-    provider.issuer,
-    "--client-id",
-    "atrium",
-    "--client-secret",
-    "atrium-e2e-client-secret",
-    "--domains",
-    `week-${viewport}.example`,
-    "--name",
-    "Contoso",
-  );
+  connectSso(org, provider, `week-${viewport}.example`);
   // Bea, an admin, adds Carol during the week.
   const bea = { email: `bea.${viewport}.${Date.now()}@example.test`, password: "bea-password-0123456789" };
   addMember(org, bea, "admin");
@@ -242,15 +205,7 @@ for (const viewport of VIEWPORTS) {
 
       // Alice is told of her bonus in the portal.
       await page.context().clearCookies();
-      const asked = await page.request.post("/api/portal/trpc/auth.requestCode", {
-        data: { portal: slug, email: alice },
-      });
-      expect(asked.status(), await asked.text()).toBe(200);
-      const code = await latestSignInCode(demo.organization.id, alice);
-      const verified = await page.request.post("/api/portal/trpc/auth.verifyCode", {
-        data: { portal: slug, email: alice, code },
-      });
-      expect(verified.status(), await verified.text()).toBe(200);
+      await portalSignIn(page.request, slug, demo.organization.id, alice);
       await page.goto(`/p/${slug}`);
       const notice = page.getByTestId("bonus-notice");
       await expect(notice).toContainText(`${demo.organization.name} gave you 25 bonus credits on your Starter plan.`);

@@ -5,9 +5,17 @@
 // portal speaks French to a browser that asks for French, German when the portal's default is
 // German and the browser asks for neither, and remembers a language picked from its menu.
 // Axe checks each state, with no serious or critical violation.
-import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { startFakeOpenAI, type FakeOpenAI } from "../tests/fake-openai";
-import { admin, api, latestSignInCode, screenshot, seedDemo, seriousA11yViolations, signIn } from "./fixtures";
+import {
+  api,
+  latestSignInCode,
+  portalSignIn,
+  provisionPortalUser,
+  screenshot,
+  seriousA11yViolations,
+  signIn,
+} from "./fixtures";
 
 const VIEWPORTS = [
   { name: "desktop", width: 1440, height: 900 },
@@ -27,61 +35,29 @@ test.afterAll(() => fake.close());
 
 /** An organization whose Support app answers through the stand-in, a portal, and an end user granted the app there. */
 async function provision(page: Page, slug: string, email: string, portal: { defaultLanguage?: string } = {}) {
-  const demo = seedDemo();
-  const key = demo.orgKey.secret;
-  await signIn(page, demo.login);
-  const provider = await page.request.post("/api/trpc/modelProviders.create", {
-    data: {
-      slug: "slow",
-      kind: "openai-compatible",
-      name: "Slow server",
-      baseUrl: fake.baseURL,
-      models: [{ id: "fake-chat", kind: "chat" }],
-    },
-  });
-  expect(provider.status(), await provider.text()).toBe(200);
-  const { agent } = await api(page.request, key, "POST", "/agents", {
-    name: "Support agent",
-    description: "Opening hours and stories",
-    model: "slow/fake-chat",
-  });
-  await api(page.request, key, "POST", `/agents/${agent.id}/publish`, {});
-  const { app } = await api(page.request, key, "POST", "/apps", {
-    name: "Support",
-    members: [{ id: agent.id, kind: "agent" }],
-    orchestrationMode: "supervisor",
-    api: { greeting: "Hi! How can I help?" },
-  });
-  await api(page.request, key, "POST", `/apps/${app.id}/publish`, {});
-  const plan = admin<{ tierPlan: { id: string } }>(
-    "plan",
-    "create",
-    "--org",
-    demo.organization.id,
-    "--name",
-    "Starter",
-    "--credits",
-    "20",
-  );
-  const created = await api(page.request, key, "POST", "/portals", { name: "Help Center", slug, ...portal });
-  const { endUser } = await api(page.request, key, "POST", "/end-users", {
+  return provisionPortalUser(page, {
+    slug,
     email,
-    fullName: "Alice Martin",
-    tierPlanIds: [plan.tierPlan.id],
-    grants: [{ targetKind: "app", targetId: app.id, deploymentId: created.portal.id }],
+    portal,
+    // Each test signs alice in its own way: through the door, or through the form.
+    signedIn: false,
+    prepare: async (demo) => {
+      // Model providers are a console procedure: the owner's session adds the stand-in.
+      await signIn(page, demo.login);
+      const provider = await page.request.post("/api/trpc/modelProviders.create", {
+        data: {
+          slug: "slow",
+          kind: "openai-compatible",
+          name: "Slow server",
+          baseUrl: fake.baseURL,
+          models: [{ id: "fake-chat", kind: "chat" }],
+        },
+      });
+      expect(provider.status(), await provider.text()).toBe(200);
+    },
+    agent: { name: "Support agent", description: "Opening hours and stories", model: "slow/fake-chat" },
+    app: { name: "Support", orchestrationMode: "supervisor", api: { greeting: "Hi! How can I help?" } },
   });
-  // The console session is not needed any more; the portal has its own.
-  await page.context().clearCookies();
-  return { demo, key, appId: app.id as string, endUserId: endUser.id as string };
-}
-
-/** Signs the end user in through the portal door (the sign-in form has its own test in e2e/portal.spec.ts). */
-async function portalSignIn(request: APIRequestContext, slug: string, organizationId: string, email: string) {
-  const asked = await request.post("/api/portal/trpc/auth.requestCode", { data: { portal: slug, email } });
-  expect(asked.status(), await asked.text()).toBe(200);
-  const code = await latestSignInCode(organizationId, email);
-  const verified = await request.post("/api/portal/trpc/auth.verifyCode", { data: { portal: slug, email, code } });
-  expect(verified.status(), await verified.text()).toBe(200);
 }
 
 /**

@@ -3,49 +3,21 @@
 // server's English: a file the server refuses by its content, then a turn refused because the organization's credits ran out. File
 // sizes are written the French way.
 import { expect, test, type Page } from "@playwright/test";
-import { admin, api, latestSignInCode, screenshot, seedDemo, seriousA11yViolations } from "./fixtures";
+import { admin, provisionPortalUser, screenshot, seriousA11yViolations } from "./fixtures";
 
 test.use({ locale: "fr-FR" });
 
 /** An app answering with the built-in model, a portal, and an end user with credits, signed in. */
 async function provision(page: Page, slug: string, email: string) {
-  const demo = seedDemo();
-  const key = demo.orgKey.secret;
-  const { agent } = await api(page.request, key, "POST", "/agents", {
-    name: "Helper",
-    description: "Questions about products",
-  });
-  await api(page.request, key, "POST", `/agents/${agent.id}/publish`, {});
-  const { app } = await api(page.request, key, "POST", "/apps", {
-    name: "Aide",
-    members: [{ id: agent.id, kind: "agent" }],
-  });
-  await api(page.request, key, "POST", `/apps/${app.id}/publish`, {});
-  const plan = admin<{ tierPlan: { id: string } }>(
-    "plan",
-    "create",
-    "--org",
-    demo.organization.id,
-    "--name",
-    "Essai",
-    "--credits",
-    "20",
-  );
-  const created = await api(page.request, key, "POST", "/portals", { name: "Centre d'aide", slug });
-  await api(page.request, key, "POST", "/end-users", {
+  const { appId, demo } = await provisionPortalUser(page, {
+    slug,
     email,
-    fullName: "Alice Martin",
-    tierPlanIds: [plan.tierPlan.id],
-    grants: [{ targetKind: "app", targetId: app.id, deploymentId: created.portal.id }],
+    agent: { name: "Helper", description: "Questions about products" },
+    app: { name: "Aide" },
+    plan: { name: "Essai", credits: 20 },
+    portal: { name: "Centre d'aide" },
   });
-  const asked = await page.request.post("/api/portal/trpc/auth.requestCode", { data: { portal: slug, email } });
-  expect(asked.status(), await asked.text()).toBe(200);
-  const code = await latestSignInCode(demo.organization.id, email);
-  const verified = await page.request.post("/api/portal/trpc/auth.verifyCode", {
-    data: { portal: slug, email, code },
-  });
-  expect(verified.status(), await verified.text()).toBe(200);
-  return { appId: app.id as string, organizationId: demo.organization.id };
+  return { appId, organizationId: demo.organization.id };
 }
 
 test("a French browser reads the server's refusals in French, sizes too", async ({ page }) => {

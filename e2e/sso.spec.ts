@@ -3,33 +3,20 @@
 // member signs in to the console through it, and an unknown address gets a readable refusal.
 import { expect, test } from "@playwright/test";
 import { E2E_PORT } from "../playwright.config";
-import { startFakeOidc, type FakeOidc } from "../tests/fake-oidc";
+import type { FakeOidc } from "../tests/fake-oidc";
 import { admin, api, seedDemo } from "./fixtures";
-
-// The admin CLI seals the client secret with the server's key and checks the issuer as the server does.
-process.env.ATRIUM_SECRET_KEY = "e2e-secret-key-0123456789-abcdefghijklmnop";
-process.env.ALLOW_PRIVATE_INTEGRATION_URLS = "true";
+import { connectSso, startOidcProvider } from "./sso-fixtures";
 
 const suffix = Math.random().toString(36).slice(2, 8);
 const domain = `contoso-${suffix}.example`;
 let provider: FakeOidc;
 
 test.beforeAll(async () => {
-  // The server builds its redirect URI from PUBLIC_ORIGIN (playwright.config.ts).
-  provider = await startFakeOidc(
-    [
-      {
-        client_id: "atrium",
-        client_secret: "atrium-e2e-client-secret",
-        redirect_uris: [`http://127.0.0.1:${E2E_PORT}/auth/oidc/callback`],
-      },
-    ],
-    {
-      ann: { email: `ann@${domain}`, email_verified: true },
-      bob: { email: `bob@${domain}`, email_verified: true },
-      stranger: { email: `stranger@${domain}`, email_verified: true },
-    },
-  );
+  provider = await startOidcProvider({
+    ann: { email: `ann@${domain}`, email_verified: true },
+    bob: { email: `bob@${domain}`, email_verified: true },
+    stranger: { email: `stranger@${domain}`, email_verified: true },
+  });
 });
 test.afterAll(async () => provider?.close());
 
@@ -46,22 +33,7 @@ test("end users sign in to a portal and members to the console with the organiza
 }) => {
   const demo = seedDemo();
   const org = demo.organization.id;
-  admin(
-    "sso",
-    "set",
-    "--org",
-    org,
-    "--issuer",
-    provider.issuer,
-    "--client-id",
-    "atrium",
-    "--client-secret",
-    "atrium-e2e-client-secret",
-    "--domains",
-    domain,
-    "--name",
-    "Contoso",
-  );
+  connectSso(org, provider, domain);
   const { portal } = admin("portal", "create", "--org", org, "--name", `Help ${suffix}`);
   admin("portal", "update", "--portal", portal.id, "--sign-in", "both");
   await api(request, demo.orgKey.secret, "POST", "/end-users", { email: `ann@${domain}`, fullName: "Ann Lee" });

@@ -3,7 +3,7 @@
 // critical axe-core findings (contrast included) and no sideways scrolling in either theme.
 // Screenshots of every state land in .screens/theme-<state>-<scheme>-<width>.png.
 import { expect, test, type Page } from "@playwright/test";
-import { admin, api, latestSignInCode, screenshot, seedDemo, seriousA11yViolations, signIn } from "./fixtures";
+import { api, latestSignInCode, provisionPortalUser, screenshot, seriousA11yViolations, signIn } from "./fixtures";
 
 const VIEWPORTS = [
   { width: 1440, height: 900 },
@@ -13,56 +13,39 @@ const SCHEMES = ["light", "dark"] as const;
 
 /** A portal with a teal accent, an app answering from a page, and an end user with two credits. */
 async function provision(page: Page, width: number) {
-  const demo = seedDemo();
-  const key = demo.orgKey.secret;
-  // First, so that every event below is delivered to it: a closed local port, so its deliveries fail.
-  await api(page.request, key, "POST", "/webhook-endpoints", {
-    url: "http://127.0.0.1:9/atrium",
-    eventTypes: ["*"],
-    description: "Billing system",
-  });
-  const { knowledgebase } = await api(page.request, key, "POST", "/knowledgebases", { name: "Handbook" });
-  await api(page.request, key, "POST", `/knowledgebases/${knowledgebase.id}/pages`, {
-    title: "Refund policy",
-    markdown: "Refunds are paid within 14 days of the request. Shipping costs are not refunded.",
-  });
-  const { agent } = await api(page.request, key, "POST", "/agents", {
-    name: "Support agent",
-    knowledge: [{ knowledgebaseId: knowledgebase.id }],
-    conversationStarters: ["How long do refunds take?"],
-  });
-  await api(page.request, key, "POST", `/agents/${agent.id}/publish`, {});
-  const { app } = await api(page.request, key, "POST", "/apps", {
-    name: "Support",
-    description: "Answers questions about orders and refunds.",
-    members: [{ id: agent.id, kind: "agent" }],
-    orchestrationMode: "supervisor",
-  });
-  await api(page.request, key, "POST", `/apps/${app.id}/publish`, {});
-  const plan = admin<{ tierPlan: { id: string } }>(
-    "plan",
-    "create",
-    "--org",
-    demo.organization.id,
-    "--name",
-    "Starter",
-    "--credits",
-    "2",
-  );
   const slug = `themes-${width}`;
-  const { portal } = await api(page.request, key, "POST", "/portals", {
-    name: "Help Center",
-    slug,
-    accentColor: "#0b7285",
-  });
   const email = `theme.${width}@customer.example`;
-  const { endUser } = await api(page.request, key, "POST", "/end-users", {
+  const { demo, endUserId } = await provisionPortalUser(page, {
+    slug,
     email,
-    fullName: "Alice Martin",
-    tierPlanIds: [plan.tierPlan.id],
-    grants: [{ targetKind: "app", targetId: app.id, deploymentId: portal.id, effect: "allow" }],
+    // The end user signs in through the form, in both themes.
+    signedIn: false,
+    prepare: async ({ orgKey }) => {
+      // First, so that every event below is delivered to it: a closed local port, so its deliveries fail.
+      await api(page.request, orgKey.secret, "POST", "/webhook-endpoints", {
+        url: "http://127.0.0.1:9/atrium",
+        eventTypes: ["*"],
+        description: "Billing system",
+      });
+      const { knowledgebase } = await api(page.request, orgKey.secret, "POST", "/knowledgebases", {
+        name: "Handbook",
+      });
+      await api(page.request, orgKey.secret, "POST", `/knowledgebases/${knowledgebase.id}/pages`, {
+        title: "Refund policy",
+        markdown: "Refunds are paid within 14 days of the request. Shipping costs are not refunded.",
+      });
+      return { knowledge: [{ knowledgebaseId: knowledgebase.id }] };
+    },
+    agent: { name: "Support agent", conversationStarters: ["How long do refunds take?"] },
+    app: {
+      name: "Support",
+      description: "Answers questions about orders and refunds.",
+      orchestrationMode: "supervisor",
+    },
+    plan: { name: "Starter", credits: 2 },
+    portal: { accentColor: "#0b7285" },
   });
-  return { demo, slug, email, endUserId: endUser.id as string };
+  return { demo, slug, email, endUserId };
 }
 
 /** The page as it is now in each theme: axe's serious findings, sideways scrolling, a screenshot. */

@@ -90,16 +90,35 @@ function sourceFiles(folder: string): string[] {
 
 /** `file:line: rule` for each place in `text` that breaks a rule (a match may span lines). */
 export function kitViolations(path: string, text: string): string[] {
-  return RULES.filter((rule) => !rule.allowed?.[path]).flatMap((rule) =>
-    [...text.matchAll(new RegExp(rule.pattern.source, "g"))].map((match) => {
-      const line = text.slice(0, match.index).split("\n").length;
-      return `${path}:${line}: ${rule.name}`;
-    }),
-  );
+  return [
+    ...RULES.filter((rule) => !rule.allowed?.[path]).flatMap((rule) =>
+      [...text.matchAll(new RegExp(rule.pattern.source, "g"))].map((match) => {
+        const line = text.slice(0, match.index).split("\n").length;
+        return `${path}:${line}: ${rule.name}`;
+      }),
+    ),
+    ...formViolations(path, text),
+  ];
+}
+
+/**
+ * Every form (a `<form onSubmit>` or a `<Panel onSubmit>`) is driven by useZodForm: its values are
+ * checked with the API's own schema before they are sent (docs/console.md "Console kit"). A file
+ * holds at least as many useZodForm calls as forms; the forms past that count are named. The
+ * portal's and the chat's forms (SKIPPED: the portal's sign-in and the chat's composer, edit and
+ * feedback forms, which the portal shows too) are the end user's, not the console's.
+ */
+function formViolations(path: string, text: string): string[] {
+  const forms = [...text.matchAll(/\bonSubmit=/g)];
+  const driven = [...text.matchAll(/\buseZodForm\(/g)].length;
+  return forms.slice(driven).map((form) => {
+    const line = text.slice(0, form.index).split("\n").length;
+    return `${path}:${line}: a form not driven by useZodForm (check it with its API schema)`;
+  });
 }
 
 describe("console pages use the kit", () => {
-  it("no console page or component hand-writes a table, an alert, a flush, a length, a label, a panel, a styled button, a select or a choice group", () => {
+  it("no console page or component hand-writes a table, an alert, a flush, a length, a label, a panel, a styled button, a select, a choice group or an unchecked form", () => {
     const found = SCANNED.flatMap((folder) => sourceFiles(join(ROOT, folder)))
       .map((file) => relative(ROOT, file).split("\\").join("/"))
       .filter((path) => !SKIPPED.some((skipped) => path.startsWith(skipped)))
@@ -148,8 +167,19 @@ describe("console pages use the kit", () => {
       kitViolations("x.tsx", tsx)
         .map((line) => Number(line.split(":")[1]))
         .sort((a, b) => a - b),
-    ).toEqual([1, 2, 3, 4, 5, 8, 12, 13, 14, 25, 26, 29, 31]);
+    ).toEqual([1, 2, 3, 4, 5, 8, 12, 13, 14, 14, 25, 26, 29, 31]);
     expect(kitViolations("src/components/builder/app-editor.tsx", "<h2 style={{ marginTop: 0 }}>App</h2>")).toEqual([]);
+    // A form submitted by hand is named; one whose values useZodForm checks is not.
+    const handMade = ['<Panel label="Create a key" onSubmit={submit}>', "<form onSubmit={search}>"].join("\n");
+    expect(kitViolations("x.tsx", handMade)).toEqual([
+      "x.tsx:1: a form not driven by useZodForm (check it with its API schema)",
+      "x.tsx:2: a form not driven by useZodForm (check it with its API schema)",
+    ]);
+    const checked = [
+      "const form = useZodForm(CreateApiKeyInput, { defaultValues });",
+      '<Panel label="Create a key" onSubmit={(event) => void submit(event)}>',
+    ].join("\n");
+    expect(kitViolations("x.tsx", checked)).toEqual([]);
     expect(
       kitViolations("src/components/builder/agent-editor.tsx", '<label htmlFor="agent-model">Model</label>'),
     ).toEqual([]);

@@ -2,9 +2,9 @@
 // The account page's two-step verification: turn it on with an authenticator app, see how many
 // recovery codes are left, turn it off with a current code (unless the organization requires it).
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
-import { Button, ErrorAlert, FormField, notifyDone, Panel } from "@/components/console";
+import { Button, ErrorAlert, fieldProblem, FormField, notifyDone, Panel, useZodForm } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
+import { MfaCodeInput } from "@/schemas/identity/mfa";
 import { MAX_MFA_CODE_CHARS } from "@/schemas/limits";
 import { RecoveryCodes, TotpSetup } from "./second-factor";
 
@@ -15,21 +15,18 @@ export function OwnSecondFactorPanel() {
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.mfa.status.queryKey() });
   const start = useMutation(trpc.mfa.startEnrollment.mutationOptions());
   const confirm = useMutation(trpc.mfa.confirmEnrollment.mutationOptions());
-  const [removalCode, setRemovalCode] = useState("");
+  const removal = useZodForm(MfaCodeInput, { defaultValues: { code: "" } });
   const remove = useMutation(
     trpc.mfa.remove.mutationOptions({
       onSuccess: () => {
-        setRemovalCode("");
+        removal.reset();
         notifyDone("Two-step verification is off.");
         void refresh();
       },
     }),
   );
 
-  function submitRemoval(event: FormEvent) {
-    event.preventDefault();
-    remove.mutate({ code: removalCode });
-  }
+  const submitRemoval = removal.handleSubmit((input) => remove.mutate(input));
 
   const current = status.data;
   let body;
@@ -56,14 +53,21 @@ export function OwnSecondFactorPanel() {
         {current.required ? (
           <p className="muted">Your organization requires it. If you lose your phone, an owner can reset it.</p>
         ) : (
-          <form className="form" onSubmit={submitRemoval} aria-label="Turn two-step verification off">
-            <FormField label="Code to turn it off" hint="A code from your authenticator app, or a recovery code.">
+          <form
+            className="form"
+            onSubmit={(event) => void submitRemoval(event)}
+            aria-label="Turn two-step verification off"
+          >
+            <FormField
+              label="Code to turn it off"
+              hint="A code from your authenticator app, or a recovery code."
+              error={fieldProblem(removal, "code")}
+            >
               <input
                 required
                 autoComplete="one-time-code"
                 maxLength={MAX_MFA_CODE_CHARS}
-                value={removalCode}
-                onChange={(e) => setRemovalCode(e.target.value)}
+                {...removal.register("code")}
               />
             </FormField>
             <ErrorAlert error={remove.error} />

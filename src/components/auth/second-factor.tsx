@@ -3,9 +3,9 @@
 // page: a code step, the authenticator setup (QR code, the secret to type, the first code) and the
 // recovery codes, shown once.
 import { useMutation } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
-import { Button, CopyButton, ErrorAlert, FormField } from "@/components/console";
+import { Button, CopyButton, ErrorAlert, fieldProblem, FormField, useZodForm } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
+import { MfaCodeInput } from "@/schemas/identity/mfa";
 import { MAX_MFA_CODE_CHARS } from "@/schemas/limits";
 import "./second-factor.css";
 
@@ -31,17 +31,15 @@ export function SecondFactorStep({ challenge, onSignedIn }: { challenge: Challen
 
 function CodeStep({ challenge, onSignedIn }: { challenge: string; onSignedIn: () => void }) {
   const trpc = useTRPC();
-  const [code, setCode] = useState("");
+  const form = useZodForm(MfaCodeInput, { defaultValues: { code: "" } });
   const verify = useMutation(trpc.auth.verifyMfa.mutationOptions({ onSuccess: onSignedIn }));
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    verify.mutate({ challenge, code });
-  }
+  const submit = form.handleSubmit(({ code }) => verify.mutate({ challenge, code }));
   return (
-    <form className="form" onSubmit={submit} aria-label="Second factor">
+    <form className="form" onSubmit={(event) => void submit(event)} aria-label="Second factor">
       <FormField
         label="Code from your authenticator app"
         hint="Six digits. Lost your phone? Enter one of your recovery codes instead."
+        error={fieldProblem(form, "code")}
       >
         <input
           required
@@ -50,8 +48,7 @@ function CodeStep({ challenge, onSignedIn }: { challenge: string; onSignedIn: ()
           spellCheck={false}
           minLength={6}
           maxLength={MAX_MFA_CODE_CHARS}
-          value={code}
-          onChange={(e) => setCode(e.target.value)}
+          {...form.register("code")}
         />
       </FormField>
       <ErrorAlert error={verify.error} />
@@ -102,13 +99,10 @@ export function TotpSetup({
   error: unknown;
   onConfirm: (code: string) => void;
 }) {
-  const [code, setCode] = useState("");
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    onConfirm(code);
-  }
+  const form = useZodForm(MfaCodeInput, { defaultValues: { code: "" } });
+  const submit = form.handleSubmit(({ code }) => onConfirm(code));
   return (
-    <form className="form" onSubmit={submit} aria-label="Set up an authenticator app">
+    <form className="form" onSubmit={(event) => void submit(event)} aria-label="Set up an authenticator app">
       <p>1. Scan this QR code with your authenticator app.</p>
       {/* A PNG data URL the server made from the otpauth URI. */}
       <img className="totp-qr" src={enrollment.qrCode} alt="QR code to add Atrium to your authenticator app" />
@@ -119,14 +113,13 @@ export function TotpSetup({
         </code>{" "}
         <CopyButton text={enrollment.secret} label="Copy key" />
       </p>
-      <FormField label="2. Enter the six-digit code it shows">
+      <FormField label="2. Enter the six-digit code it shows" error={fieldProblem(form, "code")}>
         <input
           required
           inputMode="numeric"
           autoComplete="one-time-code"
           maxLength={MAX_MFA_CODE_CHARS}
-          value={code}
-          onChange={(e) => setCode(e.target.value)}
+          {...form.register("code")}
         />
       </FormField>
       <ErrorAlert error={error} />

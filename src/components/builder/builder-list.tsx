@@ -9,12 +9,15 @@ import {
   Panel,
   useCursorList,
   ErrorAlert,
+  fieldProblem,
+  useZodForm,
 } from "@/components/console";
 import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useState, type FormEvent } from "react";
+import { useWatch } from "react-hook-form";
 import { ONE, useKindProcedures, type Doc, type KindPlural } from "./use-draft-editor";
+import { CreateDraftInputs } from "@/schemas/builder/builder";
 import { MAX_NAME_CHARS } from "@/schemas/limits";
 import { DuplicateNameNote } from "./duplicate-name";
 import { TemplatePicker } from "./template-picker";
@@ -37,7 +40,8 @@ export function BuilderList({ kind }: { kind: KindPlural }) {
       },
     (page) => (page[kind] ?? []) as Doc[],
   );
-  const [name, setName] = useState("");
+  const form = useZodForm(CreateDraftInputs[kind], { defaultValues: { name: "" } });
+  const name = useWatch({ control: form.control, name: "name" });
   const create = useMutation(
     procs.create.mutationOptions({ onSuccess: (data: Doc) => router.push(editorHref(kind, data[ONE[kind]].id)) }),
   ) as {
@@ -46,24 +50,15 @@ export function BuilderList({ kind }: { kind: KindPlural }) {
     error: unknown;
   };
 
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    create.mutate({ name });
-  }
+  const submit = form.handleSubmit(({ name }) => create.mutate({ name }));
 
   return (
     <>
       <PageHeader title={TITLES[kind]} />
       <p className="muted">{BLURB[kind]} Edits change the draft; nothing reaches end users until it is published.</p>
-      <Panel label={`Create ${ONE[kind]}`} onSubmit={submit}>
-        <FormField label="Name">
-          <input
-            required
-            maxLength={MAX_NAME_CHARS}
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-            placeholder={`New ${ONE[kind]} name`}
-          />
+      <Panel label={`Create ${ONE[kind]}`} onSubmit={(event) => void submit(event)}>
+        <FormField label="Name" error={fieldProblem(form, "name")}>
+          <input required maxLength={MAX_NAME_CHARS} placeholder={`New ${ONE[kind]} name`} {...form.register("name")} />
         </FormField>
         <DuplicateNameNote kind={kind} name={name} />
         <FormActions error={create.error} submitLabel={`Create ${ONE[kind]}`} pending={create.isPending} />

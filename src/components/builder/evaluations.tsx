@@ -4,9 +4,9 @@
 // runs of one dataset side by side. The selected run and the compared pair live in the URL.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { useTRPC } from "@/lib/trpc";
-import { EVAL_LIMITS, type EvalRunSummary } from "@/schemas/builder/evaluations";
+import { EVAL_LIMITS, ImportDatasetInput, type EvalRunSummary } from "@/schemas/builder/evaluations";
 import { MAX_NAME_CHARS } from "@/schemas/limits";
 import { formatMs } from "@/components/runtime/execution-trace";
 import {
@@ -20,7 +20,9 @@ import {
   PageHeader,
   Panel,
   Select,
+  fieldProblem,
   useCursorList,
+  useZodForm,
 } from "@/components/console";
 import { ONE, type KindPlural } from "./use-draft-editor";
 
@@ -135,26 +137,31 @@ function ImportPanel({ kind, id }: { kind: KindPlural; id: string }) {
   const trpc = useTRPC();
   const procs = trpc.evaluations[kind] as typeof trpc.evaluations.flows;
   const queryClient = useQueryClient();
-  const [file, setFile] = useState<File | null>(null);
-  const [name, setName] = useState("");
+  const form = useZodForm(ImportDatasetInput.omit({ content: true }), {
+    defaultValues: { file: null, name: "" },
+    // The file's text is read when it is sent; the server names a bad line in it.
+    asInput: ({ file, name }: { file: File | null; name: string }) => ({
+      id,
+      name: name.trim() || (file?.name ?? ""),
+      format: file?.name.toLowerCase().endsWith(".csv") ? ("csv" as const) : ("jsonl" as const),
+    }),
+    fieldOf: (path: readonly PropertyKey[]) => (path[0] === "name" ? ("name" as const) : null),
+  });
   const importing = useMutation(
     procs.importDataset.mutationOptions({
       onSuccess: ({ dataset }) => {
         notifyDone(`Imported ${dataset.caseCount.toLocaleString("en")} cases.`);
-        setFile(null);
-        setName("");
+        form.reset();
         void queryClient.invalidateQueries({ queryKey: procs.datasets.queryKey() });
       },
     }),
   );
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    if (!file) return;
-    const format = file.name.toLowerCase().endsWith(".csv") ? "csv" : "jsonl";
-    importing.mutate({ id, name: name.trim() || file.name, format, content: await file.text() });
-  };
+  const submit = form.handleSubmit(async (input) => {
+    const file = form.getValues("file");
+    if (file) importing.mutate({ ...input, content: await file.text() });
+  });
   return (
-    <Panel title="Import a dataset" onSubmit={submit}>
+    <Panel title="Import a dataset" onSubmit={(event) => void submit(event)}>
       <p className="muted">
         A CSV file with a header row (<code>input</code>, optionally <code>expectedBehavior</code> and <code>id</code>)
         or a JSONL file with one <code>{'{"input": …, "expectedBehavior": …}'}</code> object per line. At most{" "}
@@ -164,14 +171,19 @@ function ImportPanel({ kind, id }: { kind: KindPlural; id: string }) {
       <FormField label="File" hint=".csv or .jsonl">
         <input
           type="file"
+          required
           accept=".csv,.jsonl,.ndjson,text/csv"
-          onChange={(e) => setFile(e.target.files?.[0] ?? null)}
+          onChange={(e) => form.setValue("file", e.target.files?.[0] ?? null)}
         />
       </FormField>
-      <FormField label="Name" hint="Defaults to the file's name">
-        <input value={name} maxLength={MAX_NAME_CHARS} onChange={(e) => setName(e.target.value)} />
+      <FormField label="Name" hint="Defaults to the file's name" error={fieldProblem(form, "name")}>
+        <input maxLength={MAX_NAME_CHARS} {...form.register("name")} />
       </FormField>
-      <FormActions error={importing.error} submitLabel="Import" pending={importing.isPending} />
+      <FormActions
+        error={fieldProblem(form, "root") ?? importing.error}
+        submitLabel="Import"
+        pending={importing.isPending}
+      />
     </Panel>
   );
 }

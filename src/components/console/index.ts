@@ -31,7 +31,10 @@
 //   <CheckboxGroup legend="Plans" choices={[{ value, label, hint? }]} value={ids} onChange={setIds} />,
 //     <RadioGroup legend="Kind" choices={…} value={kind} onChange={setKind} />: a fieldset and its legend.
 //   const form = useZodForm(CreatePlanInput, { defaultValues }); then form.register("name"),
-//     fieldProblem(form, "name") for its FormField, form.handleSubmit((input) => create.mutate(input)).
+//     fieldProblem(form, "name") for its FormField, form.handleSubmit((input) => create.mutate(input));
+//     const [kind, setKind] = useFieldValue(form, "kind") for a RadioGroup, CheckboxGroup or picker.
+//     Fields typed otherwise than the API takes them (a list as comma-separated text): add
+//     `asInput: (fields) => apiInput` and `fieldOf: (path) => field` (a problem without one: "root").
 //   <CopyButton text={id} />, <SearchPicker …/>; icons come from lucide-react with aria-hidden.
 // Styles live in console.css (plain CSS over the variables of src/app/globals.css).
 import "./console.css";
@@ -56,4 +59,4 @@ export { notifyDone, notifyFailed } from "./toasts";
 export { useCursorList } from "./use-cursor-list";
 export { usePageState } from "./use-page-state";
 export { UnsavedChangesGuard, useUnsavedChanges } from "./unsaved-changes";
-export { fieldProblem, useZodForm } from "./use-zod-form";
+export { fieldProblem, useFieldValue, useZodForm } from "./use-zod-form";

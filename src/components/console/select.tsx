@@ -1,5 +1,5 @@
 "use client";
-import type { SelectHTMLAttributes } from "react";
+import type { ComponentProps } from "react";
 
 export interface SelectOption<T extends string = string> {
   value: T;
@@ -24,7 +24,7 @@ function Options<T extends string>({ options }: { options: readonly SelectOption
 /**
  * A native select over an array of options (and groups of options). Inside a `FormField` it
  * takes the field's label, hint and error (the field hands it id and aria-describedby); alone it
- * needs an `aria-label`. `placeholder` is a first option with the empty value ("Any plan",
+ * needs an `aria-label`. It takes a form's `register(name)` (its ref reaches the select). `placeholder` is a first option with the empty value ("Any plan",
  * "Choose…"); `onValueChange` hands over the chosen value, typed as the options' values.
  */
 export function Select<T extends string = string>({
@@ -33,7 +33,7 @@ export function Select<T extends string = string>({
   onValueChange,
   onChange,
   ...rest
-}: Omit<SelectHTMLAttributes<HTMLSelectElement>, "children"> & {
+}: Omit<ComponentProps<"select">, "children"> & {
   options: readonly (SelectOption<T> | SelectGroup<T>)[];
   placeholder?: string;
   onValueChange?: (value: T) => void;

@@ -4,10 +4,11 @@
 // "Test sign-in" whose answer (what the provider sent) SsoTestResult shows afterwards.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSearchParams } from "next/navigation";
-import { useState, type FormEvent, type ReactNode } from "react";
-import { Button, CopyButton, ErrorAlert, FormField, Panel } from "@/components/console";
+import type { ReactNode } from "react";
+import { Button, CopyButton, ErrorAlert, fieldProblem, FormField, Panel, useZodForm } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
-import { domainList, SignInNameFields } from "./sign-in-name-fields";
+import { SetSamlConnectionInput } from "@/schemas/identity/sso";
+import { connectionFieldOf, domainList, SignInNameFields } from "./sign-in-name-fields";
 import { MAX_LABEL_CHARS, MAX_URL_CHARS } from "@/schemas/limits";
 
 export interface SamlServiceProvider {
@@ -28,6 +29,40 @@ function Copyable({ label, value, testId }: { label: string; value: string; test
   );
 }
 
+/** The SAML form as typed: the API's fields, the domains as comma-separated text. */
+interface SamlFields {
+  metadataUrl: string;
+  metadataXml: string;
+  entityId: string;
+  ssoUrl: string;
+  certificate: string;
+  domains: string;
+  displayName: string;
+}
+const SAML_FIELDS: SamlFields = {
+  metadataUrl: "",
+  metadataXml: "",
+  entityId: "",
+  ssoUrl: "",
+  certificate: "",
+  domains: "",
+  displayName: "",
+};
+
+/** The provider by its metadata URL, else its metadata document, else its settings (a certificate if given). */
+function samlInput(fields: SamlFields) {
+  const source = fields.metadataUrl.trim()
+    ? { metadataUrl: fields.metadataUrl }
+    : fields.metadataXml.trim()
+      ? { metadataXml: fields.metadataXml }
+      : {
+          entityId: fields.entityId,
+          ssoUrl: fields.ssoUrl,
+          ...(fields.certificate.trim() ? { certificate: fields.certificate } : {}),
+        };
+  return { ...source, domains: domainList(fields.domains), displayName: fields.displayName };
+}
+
 export function SamlPanel({
   serviceProvider,
   switcher,
@@ -39,48 +74,39 @@ export function SamlPanel({
   const queryClient = useQueryClient();
   const connection = useQuery(trpc.sso.get.queryOptions());
   const saml = connection.data?.protocol === "saml" ? connection.data : undefined;
-  const [metadataUrl, setMetadataUrl] = useState("");
-  const [metadataXml, setMetadataXml] = useState("");
-  const [entityId, setEntityId] = useState("");
-  const [ssoUrl, setSsoUrl] = useState("");
-  const [certificate, setCertificate] = useState("");
-  const [domains, setDomains] = useState("");
-  const [displayName, setDisplayName] = useState("");
-  const [formFrom, setFormFrom] = useState<typeof saml>(undefined);
-  if (saml && saml !== formFrom) {
-    setFormFrom(saml);
-    setMetadataUrl(saml.saml?.metadataUrl ?? "");
-    setEntityId(saml.issuer);
-    setSsoUrl(saml.saml?.ssoUrl ?? "");
-    setDomains(saml.domains.join(", "));
-    setDisplayName(saml.displayName);
-  }
+  // The form follows the stored connection each time it is read again (after a save, too).
+  const form = useZodForm(SetSamlConnectionInput, {
+    defaultValues: SAML_FIELDS,
+    values: saml && {
+      ...SAML_FIELDS,
+      metadataUrl: saml.saml?.metadataUrl ?? "",
+      entityId: saml.issuer,
+      ssoUrl: saml.saml?.ssoUrl ?? "",
+      domains: saml.domains.join(", "),
+      displayName: saml.displayName,
+    },
+    asInput: samlInput,
+    fieldOf: connectionFieldOf(Object.keys(SAML_FIELDS) as (keyof SamlFields)[]),
+  });
   const save = useMutation(
     trpc.sso.setSaml.mutationOptions({
       onSuccess: () => {
-        setMetadataXml("");
-        setCertificate("");
+        form.resetField("metadataXml");
+        form.resetField("certificate");
         void queryClient.invalidateQueries({ queryKey: trpc.sso.get.queryKey() });
       },
     }),
   );
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    const source = metadataUrl.trim()
-      ? { metadataUrl }
-      : metadataXml.trim()
-        ? { metadataXml }
-        : { entityId, ssoUrl, ...(certificate.trim() ? { certificate } : {}) };
-    save.mutate({
-      ...source,
-      domains: domainList(domains),
-      displayName,
-    });
-  }
+  const submit = form.handleSubmit((input) => save.mutate(input));
+  const problem = (field: keyof SamlFields) => fieldProblem(form, field);
 
   return (
-    <Panel title="Single sign-on (SAML 2.0)" label="Single sign-on" actions={switcher} onSubmit={submit}>
+    <Panel
+      title="Single sign-on (SAML 2.0)"
+      label="Single sign-on"
+      actions={switcher}
+      onSubmit={(event) => void submit(event)}
+    >
       <p className="muted">
         Create a SAML application at your identity provider with these values (or give it our metadata URL). It must
         sign its assertions and send the email address as the NameID or an <code>email</code> attribute.
@@ -90,42 +116,42 @@ export function SamlPanel({
       <FormField
         label="Identity provider metadata URL"
         hint="Read when you save, then again every day: a new signing certificate there is taken on its own."
+        error={problem("metadataUrl")}
       >
         <input
           type="url"
           maxLength={MAX_URL_CHARS}
-          value={metadataUrl}
-          onChange={(e) => setMetadataUrl(e.target.value)}
           placeholder="https://login.microsoftonline.com/<tenant>/federationmetadata/2007-06/federationmetadata.xml?appid=…"
+          {...form.register("metadataUrl")}
         />
       </FormField>
       <MetadataRefreshState saml={saml?.saml ?? null} />
       <details>
         <summary>Or paste the metadata, or enter the settings</summary>
-        <FormField label="Metadata XML">
-          <textarea rows={4} value={metadataXml} onChange={(e) => setMetadataXml(e.target.value)} />
+        <FormField label="Metadata XML" error={problem("metadataXml")}>
+          <textarea rows={4} {...form.register("metadataXml")} />
         </FormField>
-        <FormField label="Identity provider entity ID (issuer)">
-          <input maxLength={MAX_LABEL_CHARS * 2} value={entityId} onChange={(e) => setEntityId(e.target.value)} />
+        <FormField label="Identity provider entity ID (issuer)" error={problem("entityId")}>
+          <input maxLength={MAX_LABEL_CHARS * 2} {...form.register("entityId")} />
         </FormField>
-        <FormField label="Single sign-on URL (HTTP-Redirect)">
-          <input type="url" maxLength={MAX_URL_CHARS} value={ssoUrl} onChange={(e) => setSsoUrl(e.target.value)} />
+        <FormField label="Single sign-on URL (HTTP-Redirect)" error={problem("ssoUrl")}>
+          <input type="url" maxLength={MAX_URL_CHARS} {...form.register("ssoUrl")} />
         </FormField>
         <FormField
           label={`Signing certificate (PEM)${saml ? ` (${saml.saml?.certificates ?? 0} kept; leave empty to keep them)` : ""}`}
+          error={problem("certificate")}
         >
-          <textarea rows={4} value={certificate} onChange={(e) => setCertificate(e.target.value)} />
+          <textarea rows={4} {...form.register("certificate")} />
         </FormField>
       </details>
       <SignInNameFields
-        domains={domains}
-        onDomains={setDomains}
-        displayName={displayName}
-        onDisplayName={setDisplayName}
+        domains={form.register("domains")}
+        displayName={form.register("displayName")}
+        errors={{ domains: problem("domains"), displayName: problem("displayName") }}
         domainsLabel="Email domains (comma-separated)"
         domainsHint="Only addresses in these domains sign in."
       />
-      <ErrorAlert error={save.error} />
+      <ErrorAlert error={fieldProblem(form, "root") ?? save.error} />
       <div className="row">
         <Button variant="primary" type="submit" disabled={save.isPending}>
           Save

@@ -1,6 +1,7 @@
 "use client";
 // The two settings every single sign-on connection has, whatever its protocol: the email domains
 // it signs in, and the name on its "Continue with …" button.
+import type { UseFormRegisterReturn } from "react-hook-form";
 import { FormField } from "@/components/console";
 import { MAX_DOMAIN_CHARS, MAX_SHORT_NAME_CHARS, MAX_SSO_DOMAINS } from "@/schemas/limits";
 
@@ -12,38 +13,33 @@ export function domainList(text: string): string[] {
     .filter(Boolean);
 }
 
+/** Where a problem of a connection's input shows: the form's field of that name, if it has one. */
+export function connectionFieldOf<Field extends string>(fields: readonly Field[]) {
+  return ([field]: readonly PropertyKey[]): Field | null =>
+    typeof field === "string" && (fields as readonly string[]).includes(field) ? (field as Field) : null;
+}
+
 export function SignInNameFields({
   domains,
-  onDomains,
   displayName,
-  onDisplayName,
+  errors,
   domainsLabel,
   domainsHint,
 }: {
-  domains: string;
-  onDomains: (value: string) => void;
-  displayName: string;
-  onDisplayName: (value: string) => void;
+  /** The form's `register("domains")` (comma-separated text) and `register("displayName")`. */
+  domains: UseFormRegisterReturn;
+  displayName: UseFormRegisterReturn;
+  errors: { domains: string | null; displayName: string | null };
   domainsLabel: string;
   domainsHint?: string;
 }) {
   return (
     <>
-      <FormField label={domainsLabel} hint={domainsHint}>
-        <input
-          maxLength={MAX_SSO_DOMAINS * (MAX_DOMAIN_CHARS + 2)}
-          value={domains}
-          onChange={(e) => onDomains(e.target.value)}
-          placeholder="contoso.com"
-        />
+      <FormField label={domainsLabel} hint={domainsHint} error={errors.domains}>
+        <input maxLength={MAX_SSO_DOMAINS * (MAX_DOMAIN_CHARS + 2)} placeholder="contoso.com" {...domains} />
       </FormField>
-      <FormField label="Button name (“Continue with …”)">
-        <input
-          maxLength={MAX_SHORT_NAME_CHARS}
-          value={displayName}
-          onChange={(e) => onDisplayName(e.target.value)}
-          placeholder="Contoso"
-        />
+      <FormField label="Button name (“Continue with …”)" error={errors.displayName}>
+        <input maxLength={MAX_SHORT_NAME_CHARS} placeholder="Contoso" {...displayName} />
       </FormField>
     </>
   );

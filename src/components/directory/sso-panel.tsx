@@ -3,10 +3,21 @@
 // Connect (issuer, client id, the secret written and never read back, member email domains),
 // tested with discovery, or over SAML 2.0 (saml-panel.tsx); the protocol is chosen beside the title.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { Suspense, useState, type FormEvent, type ReactNode } from "react";
-import { Button, ConfirmButton, CopyButton, ErrorAlert, FormField, Panel, Select } from "@/components/console";
+import { Suspense, useState, type ReactNode } from "react";
+import {
+  Button,
+  ConfirmButton,
+  CopyButton,
+  ErrorAlert,
+  fieldProblem,
+  FormField,
+  Panel,
+  Select,
+  useZodForm,
+} from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
-import { domainList, SignInNameFields } from "./sign-in-name-fields";
+import { SetSsoConnectionInput, type SsoTestResult as DiscoveryAnswer } from "@/schemas/identity/sso";
+import { connectionFieldOf, domainList, SignInNameFields } from "./sign-in-name-fields";
 import { SamlPanel, SsoTestResult, type SamlServiceProvider } from "./saml-panel";
 import { MAX_CLIENT_SECRET_CHARS, MAX_LABEL_CHARS, MAX_URL_CHARS } from "@/schemas/limits";
 
@@ -53,45 +64,58 @@ function ProtocolSwitch({ value, onChange }: { value: Protocol; onChange: (proto
   );
 }
 
+/** The OpenID Connect form as typed: the API's fields, the domains as comma-separated text. */
+interface OidcFields {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  domains: string;
+  displayName: string;
+}
+const OIDC_FIELDS: OidcFields = { issuer: "", clientId: "", clientSecret: "", domains: "", displayName: "" };
+
 function OidcPanel({ callbackUrl, switcher }: { callbackUrl: string; switcher: ReactNode }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const connection = useQuery(trpc.sso.get.queryOptions());
   const oidc = connection.data?.protocol === "oidc" ? connection.data : undefined;
-  const [issuer, setIssuer] = useState("");
-  const [clientId, setClientId] = useState("");
-  const [clientSecret, setClientSecret] = useState("");
-  const [domains, setDomains] = useState("");
-  const [displayName, setDisplayName] = useState("");
   // The form follows the stored connection each time it is read again (after a save, too).
-  const [formFrom, setFormFrom] = useState<typeof oidc>(undefined);
-  if (oidc && oidc !== formFrom) {
-    setFormFrom(oidc);
-    setIssuer(oidc.issuer);
-    setClientId(oidc.clientId ?? "");
-    setDomains(oidc.domains.join(", "));
-    setDisplayName(oidc.displayName);
-  }
-  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.sso.get.queryKey() });
-  const save = useMutation(trpc.sso.set.mutationOptions({ onSuccess: () => (setClientSecret(""), void refresh()) }));
-  const remove = useMutation(trpc.sso.remove.mutationOptions({ onSuccess: () => void refresh() }));
-  const test = useMutation(trpc.sso.test.mutationOptions());
-  const failure = save.error ?? remove.error ?? test.error;
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    test.reset();
-    save.mutate({
-      issuer,
-      clientId,
+  const form = useZodForm(SetSsoConnectionInput, {
+    defaultValues: OIDC_FIELDS,
+    values: oidc && {
+      ...OIDC_FIELDS,
+      issuer: oidc.issuer,
+      clientId: oidc.clientId ?? "",
+      domains: oidc.domains.join(", "),
+      displayName: oidc.displayName,
+    },
+    asInput: ({ clientSecret, domains, ...fields }: OidcFields) => ({
+      ...fields,
       ...(clientSecret ? { clientSecret } : {}),
       domains: domainList(domains),
-      displayName,
-    });
-  }
+    }),
+    fieldOf: connectionFieldOf(Object.keys(OIDC_FIELDS) as (keyof OidcFields)[]),
+  });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.sso.get.queryKey() });
+  const save = useMutation(
+    trpc.sso.set.mutationOptions({ onSuccess: () => (form.resetField("clientSecret"), void refresh()) }),
+  );
+  const remove = useMutation(trpc.sso.remove.mutationOptions({ onSuccess: () => void refresh() }));
+  const test = useMutation(trpc.sso.test.mutationOptions());
+  const failure = fieldProblem(form, "root") ?? save.error ?? remove.error ?? test.error;
+
+  const submit = form.handleSubmit((input) => {
+    test.reset();
+    save.mutate(input);
+  });
 
   return (
-    <Panel title="Single sign-on (OpenID Connect)" label="Single sign-on" actions={switcher} onSubmit={submit}>
+    <Panel
+      title="Single sign-on (OpenID Connect)"
+      label="Single sign-on"
+      actions={switcher}
+      onSubmit={(event) => void submit(event)}
+    >
       <p className="muted">
         Members sign in to the console, and end users to portals that allow it, with your identity provider. Register
         this redirect URI there:
@@ -102,68 +126,37 @@ function OidcPanel({ callbackUrl, switcher }: { callbackUrl: string; switcher: R
         </code>
         <CopyButton text={callbackUrl} />
       </div>
-      <FormField label="Issuer URL">
+      <FormField label="Issuer URL" error={fieldProblem(form, "issuer")}>
         <input
           required
           maxLength={MAX_URL_CHARS}
-          value={issuer}
-          onChange={(e) => setIssuer(e.target.value)}
           placeholder="https://login.microsoftonline.com/<tenant>/v2.0"
+          {...form.register("issuer")}
         />
       </FormField>
-      <FormField label="Client id">
-        <input required maxLength={MAX_LABEL_CHARS} value={clientId} onChange={(e) => setClientId(e.target.value)} />
+      <FormField label="Client id" error={fieldProblem(form, "clientId")}>
+        <input required maxLength={MAX_LABEL_CHARS} {...form.register("clientId")} />
       </FormField>
-      <FormField label={`Client secret${oidc ? " (leave empty to keep the current one)" : ""}`}>
+      <FormField
+        label={`Client secret${oidc ? " (leave empty to keep the current one)" : ""}`}
+        error={fieldProblem(form, "clientSecret")}
+      >
         <input
           type="password"
           autoComplete="off"
           maxLength={MAX_CLIENT_SECRET_CHARS}
           required={!oidc}
-          value={clientSecret}
-          onChange={(e) => setClientSecret(e.target.value)}
+          {...form.register("clientSecret")}
         />
       </FormField>
       <SignInNameFields
-        domains={domains}
-        onDomains={setDomains}
-        displayName={displayName}
-        onDisplayName={setDisplayName}
+        domains={form.register("domains")}
+        displayName={form.register("displayName")}
+        errors={{ domains: fieldProblem(form, "domains"), displayName: fieldProblem(form, "displayName") }}
         domainsLabel="Member email domains (comma-separated)"
       />
       <ErrorAlert error={failure} />
-      {test.data && (
-        <div className="sso-test-result">
-          <p role="status" data-testid="sso-test-ok">
-            Connected: {test.data.issuer} answered discovery in {test.data.durationMs} ms.
-          </p>
-          <dl className="sso-test-facts">
-            <dt>Discovery document</dt>
-            <dd>{test.data.discoveryUrl}</dd>
-            <dt>Sign-in page</dt>
-            <dd>{test.data.endpoints.authorization ?? "none published"}</dd>
-            <dt>Token endpoint</dt>
-            <dd>{test.data.endpoints.token ?? "none published"}</dd>
-            <dt>Signing keys</dt>
-            <dd>
-              {test.data.signingKeys.count !== null
-                ? `${test.data.signingKeys.count} published at ${test.data.endpoints.jwks}`
-                : `could not be read: ${test.data.signingKeys.error}`}
-            </dd>
-            <dt>Scopes offered</dt>
-            <dd>{test.data.scopesSupported?.join(", ") ?? "not listed"}</dd>
-            <dt>Redirect URI to register</dt>
-            <dd>
-              <code>{test.data.redirectUri}</code>
-            </dd>
-          </dl>
-          <details>
-            <summary>What the provider answered</summary>
-            <pre className="sso-test-document">{test.data.document}</pre>
-          </details>
-          <p className="muted">The client secret is checked at the first sign-in, which the provider answers.</p>
-        </div>
-      )}
+      {test.data && <DiscoveryResult result={test.data} />}
       <div className="row">
         <Button variant="primary" type="submit" disabled={save.isPending}>
           Save
@@ -190,5 +183,41 @@ function OidcPanel({ callbackUrl, switcher }: { callbackUrl: string; switcher: R
         )}
       </div>
     </Panel>
+  );
+}
+
+/** What "Test connection" found at the provider: its discovery document and what it publishes. */
+function DiscoveryResult({ result }: { result: DiscoveryAnswer }) {
+  return (
+    <div className="sso-test-result">
+      <p role="status" data-testid="sso-test-ok">
+        Connected: {result.issuer} answered discovery in {result.durationMs} ms.
+      </p>
+      <dl className="sso-test-facts">
+        <dt>Discovery document</dt>
+        <dd>{result.discoveryUrl}</dd>
+        <dt>Sign-in page</dt>
+        <dd>{result.endpoints.authorization ?? "none published"}</dd>
+        <dt>Token endpoint</dt>
+        <dd>{result.endpoints.token ?? "none published"}</dd>
+        <dt>Signing keys</dt>
+        <dd>
+          {result.signingKeys.count !== null
+            ? `${result.signingKeys.count} published at ${result.endpoints.jwks}`
+            : `could not be read: ${result.signingKeys.error}`}
+        </dd>
+        <dt>Scopes offered</dt>
+        <dd>{result.scopesSupported?.join(", ") ?? "not listed"}</dd>
+        <dt>Redirect URI to register</dt>
+        <dd>
+          <code>{result.redirectUri}</code>
+        </dd>
+      </dl>
+      <details>
+        <summary>What the provider answered</summary>
+        <pre className="sso-test-document">{result.document}</pre>
+      </details>
+      <p className="muted">The client secret is checked at the first sign-in, which the provider answers.</p>
+    </div>
   );
 }

@@ -4,9 +4,10 @@
 import { useMutation } from "@tanstack/react-query";
 import { FileText, Search } from "lucide-react";
 import Link from "next/link";
-import { useState, type FormEvent } from "react";
-import { Button, ErrorAlert, FormField, Panel } from "@/components/console";
+import { useWatch } from "react-hook-form";
+import { Button, ErrorAlert, fieldProblem, FormField, Panel, useZodForm } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
+import { SearchInput } from "@/schemas/knowledge/knowledgebase";
 import "./knowledge.css";
 import { MAX_SEARCH_QUERY_CHARS } from "@/schemas/limits";
 
@@ -21,36 +22,37 @@ function Snippet({ text }: { text: string }) {
 
 export function KnowledgeSearch({ knowledgebaseId }: { knowledgebaseId: string }) {
   const trpc = useTRPC();
-  const [query, setQuery] = useState("");
-  const [documents, setDocuments] = useState(false);
-  const search = useMutation(trpc.knowledge.search.mutationOptions());
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    search.mutate({
+  const form = useZodForm(SearchInput, {
+    defaultValues: { query: "", documents: false },
+    asInput: ({ query, documents }: { query: string; documents: boolean }) => ({
       knowledgebaseId,
-      query: query.trim(),
-      kinds: documents ? ["pages", "sources"] : ["pages"],
+      query,
+      kinds: (documents ? ["pages", "sources"] : ["pages"]) satisfies SearchInput["kinds"],
       limit: 20,
-    });
-  }
+    }),
+    fieldOf: (path: readonly PropertyKey[]) => (path[0] === "query" ? ("query" as const) : null),
+  });
+  const query = useWatch({ control: form.control, name: "query" });
+  const search = useMutation(trpc.knowledge.search.mutationOptions());
+  const submit = form.handleSubmit((input) => search.mutate(input));
+  // What the shown results were searched in.
+  const documents = search.variables?.kinds?.includes("sources") ?? false;
 
   const results = search.data?.results;
   return (
     <Panel title="Search" headingId="knowledge-search-title">
-      <form className="row grow-first" role="search" onSubmit={submit}>
-        <FormField label="Words to find">
+      <form className="row grow-first" role="search" onSubmit={(event) => void submit(event)}>
+        <FormField label="Words to find" error={fieldProblem(form, "query")}>
           <input
             type="search"
             maxLength={MAX_SEARCH_QUERY_CHARS}
-            value={query}
-            onChange={(e) => setQuery(e.target.value)}
             placeholder='e.g. refund OR "money back"'
             style={{ width: "100%" }}
+            {...form.register("query")}
           />
         </FormField>
         <label className="inline">
-          <input type="checkbox" checked={documents} onChange={(e) => setDocuments(e.target.checked)} />
+          <input type="checkbox" {...form.register("documents")} />
           Documents too (1 credit)
         </label>
         <Button type="submit" variant="primary" disabled={query.trim() === "" || search.isPending}>
@@ -58,7 +60,7 @@ export function KnowledgeSearch({ knowledgebaseId }: { knowledgebaseId: string }
           Search
         </Button>
       </form>
-      <ErrorAlert error={search.error} />
+      <ErrorAlert error={fieldProblem(form, "root") ?? search.error} />
       {results && results.length === 0 && (
         <p className="muted">Nothing matches{documents ? "" : " in the pages; try documents too"}.</p>
       )}

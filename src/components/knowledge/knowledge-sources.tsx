@@ -1,7 +1,8 @@
 "use client";
 import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState, type FormEvent } from "react";
+import { useState, type ReactNode } from "react";
+import { useWatch } from "react-hook-form";
 import {
   Button,
   ConfirmButton,
@@ -12,11 +13,13 @@ import {
   FormField,
   Panel,
   Select,
+  fieldProblem,
   useMay,
+  useZodForm,
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { MAX_PAGE_MARKDOWN_CHARS, MAX_TITLE_CHARS } from "@/schemas/limits";
-import { CRAWL_BOUNDS } from "@/schemas/knowledge/source";
+import { CRAWL_BOUNDS, CreateSourceInput, UploadSourceInput } from "@/schemas/knowledge/source";
 import { formatFileSize } from "@/lib/file-size";
 import { useRefreshKnowledgebase } from "./use-refresh-knowledgebase";
 
@@ -53,13 +56,187 @@ function crawlLine(crawl: CrawlRow): string {
       ? `running since ${started}`
       : `last run ${started}, finished ${new Date(crawl.finishedAt).toLocaleString()}`;
   return [
-    `up to ${crawl.maxPages} pages, ${crawl.maxDepth} links deep, same host, robots.txt honoured`,
+    `up to ${crawl.maxPages} pages, ${crawl.maxDepth} ${crawl.maxDepth === 1 ? "link" : "links"} deep, same host, robots.txt honoured`,
     crawl.refresh && `refreshed ${crawl.refresh}`,
-    `${crawl.pages} found`,
+    `${crawl.pages} ${crawl.pages === 1 ? "page" : "pages"} found`,
     run,
   ]
     .filter(Boolean)
     .join(" · ");
+}
+
+type SourceMode = "file" | "url" | "text";
+
+/** The add form's tabs: what the new source is made from. */
+function SourceTabs({ mode, onMode }: { mode: SourceMode; onMode: (mode: SourceMode) => void }) {
+  return (
+    <div className="row" role="tablist">
+      {(["file", "url", "text"] as const).map((value) => (
+        <Button
+          key={value}
+          role="tab"
+          aria-selected={mode === value}
+          variant={mode === value ? "primary" : "secondary"}
+          onClick={() => onMode(value)}
+        >
+          {value === "file" ? "Upload file" : value === "url" ? "From URL" : "Paste text"}
+        </Button>
+      ))}
+    </div>
+  );
+}
+
+/** A file read as base64, as the console's upload sends it. */
+async function base64Of(file: File): Promise<string> {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+/** A file to upload, checked with the upload's schema (its bytes are read when it is sent). */
+function UploadSourceForm({
+  knowledgebaseId,
+  onAdded,
+  children,
+}: {
+  knowledgebaseId: string;
+  onAdded: () => void;
+  /** The tabs, first in the form. */
+  children: ReactNode;
+}) {
+  const trpc = useTRPC();
+  const form = useZodForm(UploadSourceInput.omit({ contentBase64: true }), {
+    defaultValues: { file: null },
+    asInput: ({ file }: { file: File | null }) => ({
+      knowledgebaseId,
+      fileName: file?.name ?? "",
+      contentType: file?.type ?? "",
+    }),
+    fieldOf: () => "file" as const,
+  });
+  const file = useWatch({ control: form.control, name: "file" });
+  const upload = useMutation(
+    trpc.knowledge.uploadSource.mutationOptions({ onSuccess: () => (form.reset(), onAdded()) }),
+  );
+  const submit = form.handleSubmit(async (input) => {
+    const chosen = form.getValues("file");
+    if (chosen) upload.mutate({ ...input, contentBase64: await base64Of(chosen) });
+  });
+  return (
+    <form className="form" onSubmit={(event) => void submit(event)} aria-label="Add a source">
+      {children}
+      <FormField
+        label="File (PDF, DOCX, PPTX, XLSX, HTML, CSV, TXT, MD; up to 4.5 MB)"
+        error={fieldProblem(form, "file")}
+      >
+        <input
+          type="file"
+          accept=".pdf,.docx,.pptx,.xlsx,.html,.htm,.csv,.txt,.md,.markdown"
+          onChange={(e) => form.setValue("file", e.target.files?.[0] ?? null)}
+        />
+      </FormField>
+      <FormActions error={upload.error} submitLabel="Add source" pending={upload.isPending} disabled={!file} />
+    </form>
+  );
+}
+
+/** The form as typed for a URL or pasted text. */
+interface SourceFields {
+  url: string;
+  name: string;
+  text: string;
+  keepFresh: "" | "daily" | "weekly";
+  crawl: boolean;
+  maxPages: number;
+}
+
+/** Where a problem of the input shows. */
+function sourceField(path: readonly PropertyKey[]): keyof SourceFields | null {
+  const [field] = path;
+  if (field === "contentMarkdown") return "text";
+  if (field === "refresh") return "keepFresh";
+  if (field === "crawl") return "maxPages";
+  return field === "url" || field === "name" ? field : null;
+}
+
+/** A URL (fetched again if asked, or crawled) or pasted markdown, checked with the API's create schema. */
+function AddSourceForm({
+  knowledgebaseId,
+  mode,
+  onAdded,
+  children,
+}: {
+  knowledgebaseId: string;
+  mode: "url" | "text";
+  onAdded: () => void;
+  /** The tabs, first in the form. */
+  children: ReactNode;
+}) {
+  const trpc = useTRPC();
+  const form = useZodForm(CreateSourceInput, {
+    defaultValues: { url: "", name: "", text: "", keepFresh: "", crawl: false, maxPages: 50 },
+    asInput: (fields: SourceFields) => ({
+      knowledgebaseId,
+      ...(fields.name ? { name: fields.name } : {}),
+      ...(mode === "text"
+        ? { contentMarkdown: fields.text }
+        : {
+            url: fields.url,
+            ...(fields.keepFresh ? { refresh: fields.keepFresh } : {}),
+            ...(fields.crawl ? { crawl: { maxPages: fields.maxPages, sameHost: true as const } } : {}),
+          }),
+    }),
+    fieldOf: sourceField,
+  });
+  const crawl = useWatch({ control: form.control, name: "crawl" });
+  const add = useMutation(trpc.knowledge.addSource.mutationOptions({ onSuccess: () => (form.reset(), onAdded()) }));
+  const submit = form.handleSubmit((input) => add.mutate(input));
+  return (
+    <form className="form" onSubmit={(event) => void submit(event)} aria-label="Add a source">
+      {children}
+      {mode === "url" && (
+        <>
+          <FormField label="URL (a page, or a sitemap to crawl)" error={fieldProblem(form, "url")}>
+            <input type="url" required placeholder="https://…" {...form.register("url")} />
+          </FormField>
+          <FormField label="Keep fresh" error={fieldProblem(form, "keepFresh")}>
+            <Select
+              {...form.register("keepFresh")}
+              options={[
+                { value: "daily", label: "Fetch again daily" },
+                { value: "weekly", label: "Fetch again weekly" },
+              ]}
+              placeholder="No: fetch once"
+            />
+          </FormField>
+          <label className="row">
+            <input type="checkbox" {...form.register("crawl")} />
+            Crawl the pages it links to on the same host (robots.txt honoured), each a source of its own
+          </label>
+          {crawl && (
+            <FormField label={`Pages at most (1–${CRAWL_BOUNDS.maxPages})`} error={fieldProblem(form, "maxPages")}>
+              <input
+                type="number"
+                min={1}
+                max={CRAWL_BOUNDS.maxPages}
+                {...form.register("maxPages", { valueAsNumber: true })}
+              />
+            </FormField>
+          )}
+        </>
+      )}
+      {mode === "text" && (
+        <FormField label="Markdown" error={fieldProblem(form, "text")}>
+          <textarea required rows={6} maxLength={MAX_PAGE_MARKDOWN_CHARS} {...form.register("text")} />
+        </FormField>
+      )}
+      <FormField label="Name (optional)" error={fieldProblem(form, "name")}>
+        <input maxLength={MAX_TITLE_CHARS} {...form.register("name")} />
+      </FormField>
+      <FormActions error={fieldProblem(form, "root") ?? add.error} submitLabel="Add source" pending={add.isPending} />
+    </form>
+  );
 }
 
 /**
@@ -77,54 +254,76 @@ export function KnowledgeSources({
 }) {
   const trpc = useTRPC();
   const refresh = useRefreshKnowledgebase();
-  const [mode, setMode] = useState<"file" | "url" | "text">("file");
-  const [url, setUrl] = useState("");
-  const [name, setName] = useState("");
-  const [text, setText] = useState("");
-  const [file, setFile] = useState<File | null>(null);
-  const [keepFresh, setKeepFresh] = useState<"" | "daily" | "weekly">("");
-  const [crawl, setCrawl] = useState(false);
-  const [maxPages, setMaxPages] = useState(50);
-  const onSuccess = () => {
-    setUrl("");
-    setText("");
-    setName("");
-    setFile(null);
-    void refresh();
-  };
-  const add = useMutation(trpc.knowledge.addSource.mutationOptions({ onSuccess }));
-  const uploadFile = useMutation(trpc.knowledge.uploadSource.mutationOptions({ onSuccess }));
+  const [mode, setMode] = useState<SourceMode>("file");
   const retry = useMutation(trpc.knowledge.retrySource.mutationOptions({ onSuccess: () => void refresh() }));
   const remove = useMutation(trpc.knowledge.deleteSource.mutationOptions({ onSuccess: () => void refresh() }));
   // Deleting a source is for admins: members see no Delete.
   const mayDelete = useMay("delete");
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    if (mode === "url")
-      add.mutate({
-        knowledgebaseId,
-        url,
-        ...(name ? { name } : {}),
-        ...(keepFresh ? { refresh: keepFresh } : {}),
-        ...(crawl ? { crawl: { maxPages, sameHost: true as const } } : {}),
-      });
-    else if (mode === "text") add.mutate({ knowledgebaseId, contentMarkdown: text, ...(name ? { name } : {}) });
-    else if (file) {
-      const bytes = new Uint8Array(await file.arrayBuffer());
-      let binary = "";
-      for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-      uploadFile.mutate({ knowledgebaseId, fileName: file.name, contentType: file.type, contentBase64: btoa(binary) });
-    }
-  }
   const crawlIds = new Set(crawls.map((crawl) => crawl.id));
-  const columns: Column<SourceRow>[] = [
+  const columns = sourceColumns({
+    knowledgebaseId,
+    crawlIds,
+    mayDelete,
+    onRetry: (sourceId) => retry.mutate({ knowledgebaseId, sourceId }),
+    onDelete: (sourceId) => remove.mutate({ knowledgebaseId, sourceId }),
+  });
+  return (
+    <Panel title="Sources" label="Sources">
+      {mode === "file" ? (
+        <UploadSourceForm knowledgebaseId={knowledgebaseId} onAdded={() => void refresh()}>
+          <SourceTabs mode={mode} onMode={setMode} />
+        </UploadSourceForm>
+      ) : (
+        <AddSourceForm key={mode} knowledgebaseId={knowledgebaseId} mode={mode} onAdded={() => void refresh()}>
+          <SourceTabs mode={mode} onMode={setMode} />
+        </AddSourceForm>
+      )}
+      <ErrorAlert error={retry.error ?? remove.error} />
+      <DataTable
+        label="Sources table"
+        cards
+        rows={sources.filter((source) => !source.crawlId || !crawlIds.has(source.crawlId))}
+        rowKey={(source) => source.id}
+        rowTestId="source-row"
+        empty={crawls.length ? "No sources apart from the crawls below." : "No sources yet."}
+        columns={columns}
+      />
+      {crawls.map((crawl) => (
+        <CrawlGroup
+          key={crawl.id}
+          crawl={crawl}
+          pages={sources.filter((source) => source.crawlId === crawl.id)}
+          columns={columns}
+        />
+      ))}
+    </Panel>
+  );
+}
+
+/** The sources table's columns: the source (linked), its type, status, size and age, and its actions. */
+function sourceColumns({
+  knowledgebaseId,
+  crawlIds,
+  mayDelete,
+  onRetry,
+  onDelete,
+}: {
+  knowledgebaseId: string;
+  /** The crawls listed on the page: their pages are under them, not marked. */
+  crawlIds: Set<string>;
+  mayDelete: boolean;
+  onRetry: (sourceId: string) => void;
+  onDelete: (sourceId: string) => void;
+}): Column<SourceRow>[] {
+  return [
     {
       key: "name",
       header: "Name",
       sortValue: (source) => source.name,
       cell: (source) => (
-        <>
+        // Wide enough that a long reason beside it does not squeeze a URL to a letter a line.
+        <div className="cell-min-11 wrap-anywhere">
           <Link href={`/knowledge/${knowledgebaseId}/sources/${source.id}`}>{source.name}</Link>
           {source.url && <div className="muted">{source.url}</div>}
           {(source.refresh || source.crawlId) && (
@@ -137,7 +336,7 @@ export function KnowledgeSources({
                 .join(" · ")}
             </div>
           )}
-        </>
+        </div>
       ),
     },
     {
@@ -179,7 +378,7 @@ export function KnowledgeSources({
       cell: (source) => (
         <>
           {source.status === "failed" && (
-            <button type="button" onClick={() => retry.mutate({ knowledgebaseId, sourceId: source.id })}>
+            <button type="button" onClick={() => onRetry(source.id)}>
               Retry
             </button>
           )}
@@ -189,119 +388,30 @@ export function KnowledgeSources({
               title={`Delete ${source.name}?`}
               description="The source, its extracted text and its chunks are deleted; agents no longer find its passages."
               confirmLabel="Delete source"
-              onConfirm={() => remove.mutate({ knowledgebaseId, sourceId: source.id })}
+              onConfirm={() => onDelete(source.id)}
             />
           )}
         </>
       ),
     },
   ];
+}
+
+/** A crawl's pages under its start URL, with its bounds and its run in a line. */
+function CrawlGroup({ crawl, pages, columns }: { crawl: CrawlRow; pages: SourceRow[]; columns: Column<SourceRow>[] }) {
   return (
-    <Panel title="Sources" label="Sources">
-      <form className="form" onSubmit={submit} aria-label="Add a source">
-        <div className="row" role="tablist">
-          {(["file", "url", "text"] as const).map((value) => (
-            <Button
-              key={value}
-              role="tab"
-              aria-selected={mode === value}
-              variant={mode === value ? "primary" : "secondary"}
-              onClick={() => setMode(value)}
-            >
-              {value === "file" ? "Upload file" : value === "url" ? "From URL" : "Paste text"}
-            </Button>
-          ))}
-        </div>
-        {mode === "file" && (
-          <FormField label="File (PDF, DOCX, PPTX, XLSX, HTML, CSV, TXT, MD; up to 4.5 MB)">
-            <input
-              type="file"
-              accept=".pdf,.docx,.pptx,.xlsx,.html,.htm,.csv,.txt,.md,.markdown"
-              onChange={(e) => setFile(e.target.files?.[0] ?? null)}
-            />
-          </FormField>
-        )}
-        {mode === "url" && (
-          <>
-            <FormField label="URL (a page, or a sitemap to crawl)">
-              <input type="url" required value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://…" />
-            </FormField>
-            <FormField label="Keep fresh">
-              <Select
-                value={keepFresh}
-                onChange={(e) => setKeepFresh(e.target.value as "" | "daily" | "weekly")}
-                options={[
-                  { value: "daily", label: "Fetch again daily" },
-                  { value: "weekly", label: "Fetch again weekly" },
-                ]}
-                placeholder="No: fetch once"
-              />
-            </FormField>
-            <label className="row">
-              <input type="checkbox" checked={crawl} onChange={(e) => setCrawl(e.target.checked)} />
-              Crawl the pages it links to on the same host (robots.txt honoured), each a source of its own
-            </label>
-            {crawl && (
-              <FormField label={`Pages at most (1–${CRAWL_BOUNDS.maxPages})`}>
-                <input
-                  type="number"
-                  min={1}
-                  max={CRAWL_BOUNDS.maxPages}
-                  value={maxPages}
-                  onChange={(e) => setMaxPages(Number(e.target.value))}
-                />
-              </FormField>
-            )}
-          </>
-        )}
-        {mode === "text" && (
-          <FormField label="Markdown">
-            <textarea
-              required
-              rows={6}
-              maxLength={MAX_PAGE_MARKDOWN_CHARS}
-              value={text}
-              onChange={(e) => setText(e.target.value)}
-            />
-          </FormField>
-        )}
-        {mode !== "file" && (
-          <FormField label="Name (optional)">
-            <input maxLength={MAX_TITLE_CHARS} value={name} onChange={(e) => setName(e.target.value)} />
-          </FormField>
-        )}
-        <FormActions
-          error={add.error ?? uploadFile.error}
-          submitLabel="Add source"
-          pending={add.isPending || uploadFile.isPending}
-          disabled={mode === "file" && !file}
-        />
-      </form>
-      <ErrorAlert error={retry.error ?? remove.error} />
+    <section aria-label={`Crawl of ${crawl.startUrl}`}>
+      <h3>Crawl of {crawl.startUrl}</h3>
+      <p className="muted">{crawlLine(crawl)}</p>
       <DataTable
-        label="Sources table"
+        label={`Pages of the crawl of ${crawl.startUrl}`}
         cards
-        rows={sources.filter((source) => !source.crawlId || !crawlIds.has(source.crawlId))}
+        rows={pages}
         rowKey={(source) => source.id}
         rowTestId="source-row"
-        empty={crawls.length ? "No sources apart from the crawls below." : "No sources yet."}
+        empty="No pages yet."
         columns={columns}
       />
-      {crawls.map((crawl) => (
-        <section key={crawl.id} aria-label={`Crawl of ${crawl.startUrl}`}>
-          <h3>Crawl of {crawl.startUrl}</h3>
-          <p className="muted">{crawlLine(crawl)}</p>
-          <DataTable
-            label={`Pages of the crawl of ${crawl.startUrl}`}
-            cards
-            rows={sources.filter((source) => source.crawlId === crawl.id)}
-            rowKey={(source) => source.id}
-            rowTestId="source-row"
-            empty="No pages yet."
-            columns={columns}
-          />
-        </section>
-      ))}
-    </Panel>
+    </section>
   );
 }

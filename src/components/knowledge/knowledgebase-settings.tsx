@@ -3,11 +3,12 @@
 // The form checks its values with the API's own schema (UpdateKnowledgebaseInput) before sending,
 // and shows a refusal from the server beside the field it names, as the portal settings do.
 import { useMutation } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
-import type { z } from "zod";
+import { useState } from "react";
+import { useWatch } from "react-hook-form";
 import {
   ErrorAlert,
   errorEnvelope,
+  fieldProblem,
   FormActions,
   FormField,
   notifyDone,
@@ -15,7 +16,9 @@ import {
   RadioGroup,
   refusedField,
   Select,
+  useFieldValue,
   useUnsavedChanges,
+  useZodForm,
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import {
@@ -55,13 +58,8 @@ export function settingsSummary(kb: Settings): string {
   return `Search: ${search} · Reranking: ${kb.rerank ? "On" : "Off"} · Language: ${languageName(kb.language)}`;
 }
 
-/** A schema problem in words: the bound it broke, read from the issue itself. */
-function problemText(issue: z.core.$ZodIssue, value: string): string {
-  if (issue.code === "too_big" && issue.origin === "string")
-    return `Too long: at most ${Number(issue.maximum).toLocaleString()} characters (this has ${value.length.toLocaleString()}).`;
-  if (issue.code === "too_small" && issue.origin === "string") return "Cannot be empty.";
-  return issue.message;
-}
+/** The form's fields of the API's update input (the knowledgebase is the page's). */
+const SettingsFields = UpdateKnowledgebaseInput.omit({ knowledgebaseId: true });
 
 /** The settings form, opened from the page's Settings button; closes after a save. */
 export function KnowledgebaseSettings({
@@ -75,9 +73,11 @@ export function KnowledgebaseSettings({
   const refresh = useRefreshKnowledgebase();
   // Seeded once: the page polls the knowledgebase while sources index, and edits must survive that.
   const [saved] = useState<Settings>(() => pick(knowledgebase));
-  const [form, setForm] = useState<Settings>(saved);
-  const [problems, setProblems] = useState<Partial<Record<Field, string>>>({});
-  const changed = FIELDS.filter((field) => form[field] !== saved[field]);
+  const form = useZodForm(SettingsFields, { defaultValues: saved });
+  const watched = useWatch({ control: form.control });
+  const values: Settings = { ...saved, ...watched };
+  const [searchMode, setSearchMode] = useFieldValue(form, "searchMode");
+  const changed = FIELDS.filter((field) => values[field] !== saved[field]);
   useUnsavedChanges(changed.length > 0);
   const update = useMutation(
     trpc.knowledge.update.mutationOptions({
@@ -88,61 +88,50 @@ export function KnowledgebaseSettings({
       },
     }),
   );
+  // A refusal from the server goes with any edit that may answer it.
+  const edited = { onChange: () => update.reset() };
 
-  const set = (patch: Partial<Settings>) => {
-    setForm({ ...form, ...patch });
-    // A field's problem goes with the edit that may fix it; a refusal, with any edit.
-    setProblems(Object.fromEntries(Object.entries(problems).filter(([field]) => !(field in patch))));
-    update.reset();
-  };
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    // Only what changed: a PATCH of the language re-indexes, so an unchanged one is not sent.
-    const input = { knowledgebaseId: knowledgebase.id, ...Object.fromEntries(changed.map((f) => [f, form[f]])) };
-    const check = UpdateKnowledgebaseInput.safeParse(input);
-    if (!check.success) {
-      const found: Partial<Record<Field, string>> = {};
-      for (const issue of check.error.issues) {
-        const field = issue.path[0] as Field;
-        found[field] ??= problemText(issue, String(form[field] ?? ""));
-      }
-      setProblems(found);
-      return;
-    }
-    setProblems({});
-    update.mutate(check.data);
-  }
+  // Only what changed: a PATCH of the language re-indexes, so an unchanged one is not sent.
+  const submit = form.handleSubmit((input) =>
+    update.mutate({
+      knowledgebaseId: knowledgebase.id,
+      ...Object.fromEntries(changed.map((field) => [field, input[field]])),
+    }),
+  );
 
   const refused = update.error ? refusedField(update.error) : null;
   // A refusal about one of the form's fields shows beside it, any other in the form's actions.
   const refusedHere = refused !== null && FIELDS.includes(refused as Field);
   const problemOf = (field: Field) =>
-    problems[field] ?? (refused === field ? errorEnvelope(update.error).message : null);
-  const firstProblem = Object.values(problems)[0];
-  const languageChanged = form.language !== saved.language;
+    fieldProblem(form, field) ?? (refused === field ? errorEnvelope(update.error).message : null);
+  const firstProblem = FIELDS.map((field) => fieldProblem(form, field)).find(Boolean);
+  const languageChanged = values.language !== saved.language;
 
   return (
-    <Panel title="Settings" label="Knowledgebase settings" onSubmit={submit} testId="knowledgebase-settings">
+    <Panel
+      title="Settings"
+      label="Knowledgebase settings"
+      onSubmit={(event) => void submit(event)}
+      testId="knowledgebase-settings"
+    >
       {/* No maxLength on the texts: a pasted text past the bound would be cut silently; the schema says so instead. */}
       <FormField label="Name" error={problemOf("name")}>
-        <input required value={form.name} onChange={(e) => set({ name: e.target.value })} />
+        <input required {...form.register("name", edited)} />
       </FormField>
       <FormField label="Description" error={problemOf("description")}>
-        <textarea rows={2} value={form.description} onChange={(e) => set({ description: e.target.value })} />
+        <textarea rows={2} {...form.register("description", edited)} />
       </FormField>
       <FormField
         label="Language"
         hint={
           languageChanged
-            ? `Saving re-indexes every page and document for ${languageName(form.language)} before it finishes; until then searches read ${languageName(saved.language)}.`
+            ? `Saving re-indexes every page and document for ${languageName(values.language)} before it finishes; until then searches read ${languageName(saved.language)}.`
             : 'How search matches words: English finds "signed" for "signing" and skips words like "the"; Simple only lowercases, for text in several languages.'
         }
         error={problemOf("language")}
       >
         <Select
-          value={form.language}
-          onChange={(e) => set({ language: e.target.value as KnowledgebaseLanguage })}
+          {...form.register("language", edited)}
           options={KNOWLEDGEBASE_LANGUAGES.map((language) => ({ value: language, label: languageName(language) }))}
         />
       </FormField>
@@ -150,17 +139,17 @@ export function KnowledgebaseSettings({
         legend="Search mode"
         name="searchMode"
         choices={SEARCH_MODES.map((mode) => ({ value: mode.value, label: mode.label, hint: mode.sentence }))}
-        value={form.searchMode}
-        onChange={(searchMode) => set({ searchMode })}
+        value={searchMode ?? saved.searchMode}
+        onChange={(mode) => (setSearchMode(mode), update.reset())}
       />
       <fieldset className="bare choices">
         <legend>Reranking</legend>
         <label className="inline choice">
-          <input type="checkbox" checked={form.rerank} onChange={(e) => set({ rerank: e.target.checked })} />
+          <input type="checkbox" {...form.register("rerank", edited)} />
           <span>
             Rerank with the organization&apos;s chat model
             <span className="muted">
-              {form.searchMode === "lexical"
+              {values.searchMode === "lexical"
                 ? "No effect while search is lexical only: no question leaves the server."
                 : "The chat model reorders the best 20 results of each search, adding up to 2 s; its provider bills the tokens."}
             </span>

@@ -63,7 +63,6 @@ function PageForm({
 }) {
   const trpc = useTRPC();
   const refresh = useRefreshKnowledgebase();
-  const revisions = useQuery(trpc.knowledge.revisions.queryOptions({ knowledgebaseId, pageId }));
   const keptKey = `atrium.unsaved.page.${pageId}`;
   const [start] = useState(() => {
     const kept = readKeptPage(keptKey);
@@ -75,7 +74,6 @@ function PageForm({
   const [restored, setRestored] = useState(start.restored);
   const markdownBox = useRef<HTMLTextAreaElement>(null);
   const [preview, setPreview] = useState(false);
-  const [showRevision, setShowRevision] = useState<string | null>(null);
   const dirty = title !== page.title || markdown !== page.markdown;
   // Text not saved yet stays in this browser (per page) until it is saved or discarded, and
   // leaving the tab asks first: moving to another page and back, or a reload, loses nothing.
@@ -114,7 +112,6 @@ function PageForm({
     return out;
   }, [pages, pageId]);
 
-  const list = revisions.data?.revisions ?? [];
   return (
     <Panel label="Page editor">
       <div className="row">
@@ -204,6 +201,22 @@ function PageForm({
       </div>
       <ErrorAlert error={move.error ?? remove.error} />
 
+      <Backlinks page={page} onSelect={onSelect} />
+      <PageHistory knowledgebaseId={knowledgebaseId} pageId={pageId} />
+    </Panel>
+  );
+}
+
+/** The pages that link here (each opens it), what this page links to, and the sources attached to it. */
+function Backlinks({
+  page,
+  onSelect,
+}: {
+  page: { referencedBy: { id: string; title: string }[]; relatedPages: { title: string }[]; attachedFiles: string[] };
+  onSelect: (id: string) => void;
+}) {
+  return (
+    <>
       <h3>Backlinks</h3>
       {page.referencedBy.length === 0 ? (
         <p className="muted">No page links here.</p>
@@ -222,7 +235,18 @@ function PageForm({
         <p className="muted">Links to: {page.relatedPages.map((p) => p.title).join(", ")}</p>
       )}
       {page.attachedFiles.length > 0 && <p className="muted">Sources: {page.attachedFiles.join(", ")}</p>}
+    </>
+  );
+}
 
+/** The page's revisions, newest first, each with its diff from the one before on demand. */
+function PageHistory({ knowledgebaseId, pageId }: { knowledgebaseId: string; pageId: string }) {
+  const trpc = useTRPC();
+  const revisions = useQuery(trpc.knowledge.revisions.queryOptions({ knowledgebaseId, pageId }));
+  const [showRevision, setShowRevision] = useState<string | null>(null);
+  const list = revisions.data?.revisions ?? [];
+  return (
+    <>
       <h3>History</h3>
       {list.length === 0 && <p className="muted">No revisions yet.</p>}
       <ol reversed>
@@ -239,6 +263,6 @@ function PageForm({
           </li>
         ))}
       </ol>
-    </Panel>
+    </>
   );
 }

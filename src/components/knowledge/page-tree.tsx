@@ -1,12 +1,25 @@
 "use client";
 import { useMutation } from "@tanstack/react-query";
 import { FileText, Folder } from "lucide-react";
-import { useState, type DragEvent, type FormEvent } from "react";
-import { Button, ErrorAlert, FormActions, FormField, Panel, Select } from "@/components/console";
+import { useState, type DragEvent } from "react";
+import {
+  Button,
+  ErrorAlert,
+  fieldProblem,
+  FormActions,
+  FormField,
+  Panel,
+  Select,
+  useZodForm,
+} from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import type { PageIndexEntry } from "@/schemas/knowledge/knowledgebase";
+import { CreatePageInput } from "@/schemas/knowledge/page";
 import { MAX_TITLE_CHARS } from "@/schemas/limits";
 import { useRefreshKnowledgebase } from "./use-refresh-knowledgebase";
+
+/** The new page form's fields of the API's create input (the knowledgebase is the page's). */
+const NewPageFields = CreatePageInput.pick({ title: true, parentPageId: true, isFolder: true });
 
 /** The knowledgebase's pages as a tree (drag a page onto another to move it) and the form for a new one. */
 export function PageTree({
@@ -22,13 +35,11 @@ export function PageTree({
 }) {
   const trpc = useTRPC();
   const refresh = useRefreshKnowledgebase();
-  const [title, setTitle] = useState("");
-  const [isFolder, setIsFolder] = useState(false);
-  const [parentPageId, setParentPageId] = useState("");
+  const form = useZodForm(NewPageFields, { defaultValues: { title: "", isFolder: false, parentPageId: null } });
   const create = useMutation(
     trpc.knowledge.createPage.mutationOptions({
       onSuccess: (result) => {
-        setTitle("");
+        form.resetField("title");
         void refresh();
         onSelect(result.page.id);
       },
@@ -80,10 +91,7 @@ export function PageTree({
       ))}
     </ul>
   );
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    create.mutate({ knowledgebaseId, title, isFolder, parentPageId: parentPageId || null });
-  }
+  const submit = form.handleSubmit((fields) => create.mutate({ knowledgebaseId, ...fields }));
   return (
     <Panel title="Pages" label="Pages">
       {pages.length === 0 && <p className="muted">No pages yet.</p>}
@@ -94,20 +102,19 @@ export function PageTree({
         </div>
       )}
       <ErrorAlert error={move.error} />
-      <form className="form page-tree-new" onSubmit={submit} aria-label="New page">
-        <FormField label="New page title">
-          <input required maxLength={MAX_TITLE_CHARS} value={title} onChange={(e) => setTitle(e.target.value)} />
+      <form className="form page-tree-new" onSubmit={(event) => void submit(event)} aria-label="New page">
+        <FormField label="New page title" error={fieldProblem(form, "title")}>
+          <input required maxLength={MAX_TITLE_CHARS} {...form.register("title")} />
         </FormField>
         <FormField label="Inside">
           <Select
-            value={parentPageId}
-            onChange={(e) => setParentPageId(e.target.value)}
+            {...form.register("parentPageId", { setValueAs: (id: string | null) => id || null })}
             options={pages.map((p) => ({ value: p.id, label: p.path.join(" / ") }))}
             placeholder="(top level)"
           />
         </FormField>
         <label className="inline">
-          <input type="checkbox" checked={isFolder} onChange={(e) => setIsFolder(e.target.checked)} /> Folder
+          <input type="checkbox" {...form.register("isFolder")} /> Folder
         </label>
         <FormActions error={create.error} submitLabel="Create page" pending={create.isPending} />
       </form>

@@ -1,35 +1,32 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { Button, ErrorAlert, FormField, Panel } from "@/components/console";
+import { useWatch } from "react-hook-form";
+import { Button, ErrorAlert, fieldProblem, FormField, Panel, useZodForm } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { MAX_MESSAGE_CHARS } from "@/schemas/limits";
-import type { RetrievalTestOutput } from "@/schemas/knowledge/retrieval-test";
+import { RetrievalTestInput, type RetrievalTestOutput } from "@/schemas/knowledge/retrieval-test";
 
 /** Asks a question and shows the passages an agent with this knowledgebase would receive. */
 export function RetrievalTest({ knowledgebaseId }: { knowledgebaseId: string }) {
   const trpc = useTRPC();
-  const [draft, setDraft] = useState("");
+  const form = useZodForm(RetrievalTestInput.omit({ knowledgebaseId: true }), { defaultValues: { question: "" } });
+  const draft = useWatch({ control: form.control, name: "question" });
+  // The question asked last: the answer is a query of it.
   const [question, setQuestion] = useState("");
+  const submit = form.handleSubmit((input) => setQuestion(input.question.trim()));
   const answer = useQuery({
     ...trpc.knowledge.testRetrieval.queryOptions({ knowledgebaseId, question }),
     enabled: question !== "",
   });
   return (
     <Panel title="What would an agent receive?" label="Retrieval test">
-      <form
-        className="row grow-first"
-        onSubmit={(event) => {
-          event.preventDefault();
-          setQuestion(draft.trim());
-        }}
-      >
-        <FormField label="Question">
+      <form className="row grow-first" onSubmit={(event) => void submit(event)}>
+        <FormField label="Question" error={fieldProblem(form, "question")}>
           <input
             maxLength={MAX_MESSAGE_CHARS}
-            value={draft}
-            onChange={(e) => setDraft(e.target.value)}
             placeholder="e.g. How long do refunds take?"
+            {...form.register("question")}
           />
         </FormField>
         <Button type="submit" variant="primary" disabled={draft.trim() === ""}>

@@ -2,20 +2,22 @@
 // Inviting members by email and the invitations still open: resend (a new link; the old one
 // stops working) or revoke. Nobody is handed a password: the invitee chooses their own.
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
 import {
   Button,
   ConfirmButton,
   DataTable,
   ErrorAlert,
+  fieldProblem,
   FormField,
   LoadMore,
   notifyDone,
   Panel,
   useCursorList,
+  useFieldValue,
+  useZodForm,
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
-import type { Role } from "@/schemas/identity/auth";
+import { CreateInvitationInput } from "@/schemas/identity/member";
 import { MAX_EMAIL_CHARS } from "@/schemas/limits";
 import { RolePicker, RoleSummaries } from "./role-picker";
 
@@ -24,22 +26,11 @@ const PAGE = 50;
 export function InvitationsPanel() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [email, setEmail] = useState("");
-  const [role, setRole] = useState<Role>("member");
   const list = useCursorList(
     (cursor) => trpc.invitations.list.queryOptions({ limit: PAGE, ...(cursor ? { cursor } : {}) }),
     (page) => page.invitations,
   );
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.invitations.list.pathKey() });
-  const create = useMutation(
-    trpc.invitations.create.mutationOptions({
-      onSuccess: (invitation) => {
-        notifyDone(`Invitation sent to ${invitation.email}.`);
-        setEmail("");
-        void refresh();
-      },
-    }),
-  );
   const resend = useMutation(
     trpc.invitations.resend.mutationOptions({
       onSuccess: (invitation) => (notifyDone(`Invitation sent again to ${invitation.email}.`), void refresh()),
@@ -51,33 +42,9 @@ export function InvitationsPanel() {
     }),
   );
 
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    create.mutate({ email, role });
-  }
-
   return (
     <>
-      <Panel title="Invite a member" headingId="invite-heading" onSubmit={submit}>
-        <p className="muted">They get an email with a link, valid 7 days, where they choose their own password.</p>
-        <FormField label="Email">
-          <input
-            type="email"
-            required
-            maxLength={MAX_EMAIL_CHARS}
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-          />
-        </FormField>
-        <RolePicker value={role} onChange={setRole} />
-        <RoleSummaries />
-        <ErrorAlert error={create.error} />
-        <div>
-          <Button variant="primary" type="submit" disabled={create.isPending}>
-            {create.isPending ? "Sending…" : "Send invitation"}
-          </Button>
-        </div>
-      </Panel>
+      <InvitePanel onInvited={() => void refresh()} />
 
       <Panel title="Open invitations" headingId="invitations-heading">
         <ErrorAlert error={list.error ?? resend.error ?? revoke.error} />
@@ -139,5 +106,38 @@ export function InvitationsPanel() {
         <LoadMore list={list} />
       </Panel>
     </>
+  );
+}
+
+/** An invitation by email with a role; the invitee chooses their own password from the mail's link. */
+function InvitePanel({ onInvited }: { onInvited: () => void }) {
+  const trpc = useTRPC();
+  const form = useZodForm(CreateInvitationInput, { defaultValues: { email: "", role: "member" } });
+  const [role, setRole] = useFieldValue(form, "role");
+  const create = useMutation(
+    trpc.invitations.create.mutationOptions({
+      onSuccess: (invitation) => {
+        notifyDone(`Invitation sent to ${invitation.email}.`);
+        form.resetField("email");
+        onInvited();
+      },
+    }),
+  );
+  const submit = form.handleSubmit((input) => create.mutate(input));
+  return (
+    <Panel title="Invite a member" headingId="invite-heading" onSubmit={(event) => void submit(event)}>
+      <p className="muted">They get an email with a link, valid 7 days, where they choose their own password.</p>
+      <FormField label="Email" error={fieldProblem(form, "email")}>
+        <input type="email" required maxLength={MAX_EMAIL_CHARS} {...form.register("email")} />
+      </FormField>
+      <RolePicker value={role ?? "member"} onChange={setRole} />
+      <RoleSummaries />
+      <ErrorAlert error={create.error} />
+      <div>
+        <Button variant="primary" type="submit" disabled={create.isPending}>
+          {create.isPending ? "Sending…" : "Send invitation"}
+        </Button>
+      </div>
+    </Panel>
   );
 }

@@ -134,44 +134,18 @@ export function PortalChat({
   return (
     <PortalFrame portal={portal}>
       {() => {
-        if (me.error || apps.error) {
-          const error = me.error ?? apps.error;
-          return portalError(error).status === 401 ? (
-            <p className="muted">{t("home.signingYouIn")}</p>
-          ) : (
-            <PortalErrorLine error={error} />
-          );
-        }
-        if (!apps.data) return <p className="muted">{t("frame.loading")}</p>;
-        if (!app)
-          return (
-            <>
-              <h1>{t("chat.unavailableTitle")}</h1>
-              <p>{t("chat.unavailableText")}</p>
-              <p>
-                <Link href={base}>{t("chat.seeYourApps")}</Link>
-              </p>
-            </>
-          );
+        if (!app || me.error || apps.error)
+          return <ChatUnavailable error={me.error ?? apps.error} loading={!apps.data} base={base} />;
         const outOfCredits = (credits && credits.left === 0) || failure?.code === "insufficient_credits";
         return (
           <section className="portal-chat" aria-label={t("chat.conversation")}>
-            <div className="portal-chat-head">
-              <h1>{app.name}</h1>
-              <div className="row">
-                <button type="button" onClick={startNew} disabled={!conversationId && !turn.pending}>
-                  {t("chat.newConversation")}
-                </button>
-                <button
-                  type="button"
-                  aria-expanded={historyOpen}
-                  aria-controls="chat-history"
-                  onClick={() => setHistoryOpen((open) => !open)}
-                >
-                  {t("chat.history")}
-                </button>
-              </div>
-            </div>
+            <ChatHead
+              name={app.name}
+              onNew={startNew}
+              canStartNew={!!conversationId || turn.pending !== null}
+              historyOpen={historyOpen}
+              onToggleHistory={() => setHistoryOpen((open) => !open)}
+            />
             {historyOpen && (
               <div id="chat-history" className="panel portal-chat-history">
                 <ConversationHistory portal={portal} currentId={conversationId} onDeletedCurrent={startNew} />
@@ -208,14 +182,12 @@ export function PortalChat({
               {conversation.isLoading && <p className="muted">{t("frame.loading")}</p>}
               {conversation.error && <PortalErrorLine error={conversation.error} />}
             </ChatTranscript>
-            {!conversationId && !turn.pending && app.conversationStarters.length > 0 && (
-              <div className="portal-starters" role="group" aria-label={t("chat.starters")}>
-                {app.conversationStarters.map((starter) => (
-                  <button key={starter} type="button" onClick={() => void ask(starter)} disabled={outOfCredits}>
-                    {starter}
-                  </button>
-                ))}
-              </div>
+            {!conversationId && !turn.pending && (
+              <Starters
+                starters={app.conversationStarters}
+                onAsk={(starter) => void ask(starter)}
+                disabled={outOfCredits}
+              />
             )}
             {failure && failure.status !== 401 && failure.code !== "insufficient_credits" && (
               <PortalErrorLine error={turn.error} testId="chat-error" />
@@ -251,5 +223,79 @@ export function PortalChat({
         );
       }}
     </PortalFrame>
+  );
+}
+
+/** What the chat shows until its app is known usable: a sign-in on its way, a failure, loading, or an app not offered. */
+function ChatUnavailable({ error, loading, base }: { error: unknown; loading: boolean; base: string }) {
+  const { t } = useTranslation();
+  if (error)
+    return portalError(error).status === 401 ? (
+      <p className="muted">{t("home.signingYouIn")}</p>
+    ) : (
+      <PortalErrorLine error={error} />
+    );
+  if (loading) return <p className="muted">{t("frame.loading")}</p>;
+  return (
+    <>
+      <h1>{t("chat.unavailableTitle")}</h1>
+      <p>{t("chat.unavailableText")}</p>
+      <p>
+        <Link href={base}>{t("chat.seeYourApps")}</Link>
+      </p>
+    </>
+  );
+}
+
+/** The app's name, with a new conversation and the history drawer's switch. */
+function ChatHead({
+  name,
+  onNew,
+  canStartNew,
+  historyOpen,
+  onToggleHistory,
+}: {
+  name: string;
+  onNew: () => void;
+  canStartNew: boolean;
+  historyOpen: boolean;
+  onToggleHistory: () => void;
+}) {
+  const { t } = useTranslation();
+  return (
+    <div className="portal-chat-head">
+      <h1>{name}</h1>
+      <div className="row">
+        <button type="button" onClick={onNew} disabled={!canStartNew}>
+          {t("chat.newConversation")}
+        </button>
+        <button type="button" aria-expanded={historyOpen} aria-controls="chat-history" onClick={onToggleHistory}>
+          {t("chat.history")}
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/** The app's conversation starters, offered before the first question. */
+function Starters({
+  starters,
+  onAsk,
+  disabled,
+}: {
+  starters: string[];
+  onAsk: (starter: string) => void;
+  disabled: boolean;
+}) {
+  const { t } = useTranslation();
+  if (starters.length === 0) return null;
+  return (
+    <div className="portal-starters" role="group" aria-label={t("chat.starters")}>
+      {starters.map((starter) => (
+        <button key={starter} type="button" onClick={() => onAsk(starter)} disabled={disabled}>
+          {starter}
+        </button>
+      ))}
+    </div>
   );
 }

@@ -48,16 +48,23 @@ export function planDetailsInput(draft: PlanDetailsDraft) {
 export function PlanDetailsFields({
   value,
   onChange,
+  errors = {},
 }: {
   value: PlanDetailsDraft;
   onChange: (next: PlanDetailsDraft) => void;
+  /** The plan form's problems with these fields (its schema's), each shown beside its field. */
+  errors?: Partial<Record<keyof PlanDetailsDraft, string | null>>;
 }) {
   const set = (patch: Partial<PlanDetailsDraft>) => onChange({ ...value, ...patch });
   const badPrice = Number.isNaN(parsePrice(value.price, value.currency || "USD"));
   const lines = value.features.split("\n").filter((line) => line.trim()).length;
   return (
     <>
-      <FormField label="Description" hint="Shown to end users in the portal beside the plan's name">
+      <FormField
+        label="Description"
+        hint="Shown to end users in the portal beside the plan's name"
+        error={errors.description}
+      >
         <textarea
           rows={2}
           maxLength={MAX_DESCRIPTION_CHARS}
@@ -69,11 +76,11 @@ export function PlanDetailsFields({
         <FormField
           label="Price"
           hint="Shown, not charged; leave blank for none"
-          error={badPrice ? "A price such as 29 or 29.00" : undefined}
+          error={badPrice ? "A price such as 29 or 29.00" : errors.price}
         >
           <input inputMode="decimal" value={value.price} onChange={(e) => set({ price: e.target.value })} />
         </FormField>
-        <FormField label="Currency">
+        <FormField label="Currency" error={errors.currency}>
           <input
             maxLength={CURRENCY_CODE_CHARS}
             size={4}
@@ -96,7 +103,7 @@ export function PlanDetailsFields({
       <FormField
         label="What it includes"
         hint={`One line each, up to ${MAX_PLAN_FEATURES} lines of ${MAX_PLAN_FEATURE_CHARS} characters`}
-        error={lines > MAX_PLAN_FEATURES ? `At most ${MAX_PLAN_FEATURES} lines` : undefined}
+        error={lines > MAX_PLAN_FEATURES ? `At most ${MAX_PLAN_FEATURES} lines` : errors.features}
       >
         <textarea rows={3} value={value.features} onChange={(e) => set({ features: e.target.value })} />
       </FormField>

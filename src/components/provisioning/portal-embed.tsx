@@ -3,11 +3,21 @@
 // unknown visitor is provisioned on, the embed secret (shown once, on creation and rotation),
 // and the snippets for the organization's backend (signing the token) and for its page.
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
-import { Button, CopyButton, ErrorAlert, FormField, LoadMore, Select, useMay } from "@/components/console";
+import { useState } from "react";
+import {
+  Button,
+  CopyButton,
+  ErrorAlert,
+  fieldProblem,
+  FormField,
+  LoadMore,
+  Select,
+  useMay,
+  useZodForm,
+} from "@/components/console";
 import { useBrowserOrigin } from "@/lib/browser";
 import { useTRPC } from "@/lib/trpc";
-import { MAX_EMBED_ORIGINS } from "@/schemas/portal/portal";
+import { MAX_EMBED_ORIGINS, UpdatePortalInput } from "@/schemas/portal/portal";
 import { useTierPlans } from "./use-lists";
 
 interface EmbeddedPortal {
@@ -15,6 +25,13 @@ interface EmbeddedPortal {
   slug: string;
   embed: { enabled: boolean; allowedOrigins: string[]; hasSecret: boolean };
   provisionPlanId: string | null;
+}
+
+/** The embedding form as typed: the origins one per line, the plan's id or nothing. */
+interface EmbedFields {
+  enabled: boolean;
+  origins: string;
+  planId: string;
 }
 
 /** What the organization's backend runs for each visitor, and what its page holds. */
@@ -62,65 +79,59 @@ export function PortalEmbed({ portal }: { portal: EmbeddedPortal }) {
   const origin = useBrowserOrigin();
   const mayGrant = useMay("grant");
   const plans = useTierPlans();
-  const [enabled, setEnabled] = useState(portal.embed.enabled);
-  const [origins, setOrigins] = useState(portal.embed.allowedOrigins.join("\n"));
-  const [planId, setPlanId] = useState(portal.provisionPlanId ?? "");
+  const form = useZodForm(UpdatePortalInput, {
+    defaultValues: {
+      enabled: portal.embed.enabled,
+      origins: portal.embed.allowedOrigins.join("\n"),
+      planId: portal.provisionPlanId ?? "",
+    },
+    asInput: ({ enabled, origins, planId }: EmbedFields) => ({
+      id: portal.id,
+      embed: { enabled, allowedOrigins: origins.split(/\s+/).filter(Boolean) },
+      provisionPlanId: planId || null,
+    }),
+    fieldOf: (path: readonly PropertyKey[]) =>
+      path[0] === "embed" ? "origins" : path[0] === "provisionPlanId" ? "planId" : null,
+  });
   const [secret, setSecret] = useState<string | null>(null);
-  const [saved, setSaved] = useState(false);
   const refresh = () => void queryClient.invalidateQueries({ queryKey: trpc.portals.pathKey() });
-  const update = useMutation(trpc.portals.update.mutationOptions({ onSuccess: () => (setSaved(true), refresh()) }));
+  const update = useMutation(
+    trpc.portals.update.mutationOptions({ onSuccess: () => (form.reset(form.getValues()), refresh()) }),
+  );
   const rotate = useMutation(
     trpc.portals.rotateEmbedSecret.mutationOptions({ onSuccess: (data) => (setSecret(data.secret), refresh()) }),
   );
   const snippets = embedSnippets(origin, portal);
-
-  function save(event: FormEvent) {
-    event.preventDefault();
-    setSaved(false);
-    update.mutate({
-      id: portal.id,
-      embed: {
-        enabled,
-        allowedOrigins: origins
-          .split(/\s+/)
-          .map((line) => line.trim())
-          .filter(Boolean),
-      },
-      provisionPlanId: planId || null,
-    });
-  }
+  const save = form.handleSubmit((input) => update.mutate(input));
+  // Said until the next edit.
+  const saved = update.isSuccess && !form.formState.isDirty;
 
   return (
     <div className="stack">
-      <form onSubmit={save} className="stack" aria-label="Embedding settings">
+      <form onSubmit={(event) => void save(event)} className="stack" aria-label="Embedding settings">
         <label className="row tight">
-          <input type="checkbox" checked={enabled} onChange={(e) => (setSaved(false), setEnabled(e.target.checked))} />
+          <input type="checkbox" {...form.register("enabled")} />
           Let the sites below embed this portal&apos;s chat
         </label>
         <FormField
           label="Allowed origins"
           hint={`One per line, as https://www.example.com (with a port when not the default); no paths. At most ${MAX_EMBED_ORIGINS}.`}
+          error={fieldProblem(form, "origins")}
         >
-          <textarea
-            rows={3}
-            value={origins}
-            onChange={(e) => (setSaved(false), setOrigins(e.target.value))}
-            placeholder="https://www.example.com"
-          />
+          <textarea rows={3} placeholder="https://www.example.com" {...form.register("origins")} />
         </FormField>
         <FormField
           label="Visitors without an account"
           hint="Refused, or given an account on this plan the first time they open the chat."
         >
           <Select
-            value={planId}
-            onChange={(e) => (setSaved(false), setPlanId(e.target.value))}
+            {...form.register("planId")}
             options={plans.items.map((plan) => ({ value: plan.id, label: `Provisioned on ${plan.name}` }))}
             placeholder="Refused"
           />
         </FormField>
         <LoadMore list={plans} />
-        {update.error && <ErrorAlert error={update.error} />}
+        <ErrorAlert error={fieldProblem(form, "root") ?? update.error} />
         <div className="row">
           <Button variant="primary" type="submit" disabled={update.isPending || !mayGrant}>
             {update.isPending ? "Saving…" : "Save embedding"}

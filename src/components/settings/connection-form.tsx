@@ -4,10 +4,20 @@
 // empty value keeps the one stored under that name.
 import { useMutation } from "@tanstack/react-query";
 import { Plus, Trash2 } from "lucide-react";
-import { useState, type FormEvent } from "react";
-import { Button, ErrorAlert, FormField, notifyDone, Panel } from "@/components/console";
+import type { FormEvent, ReactNode } from "react";
+import type { UseFormRegister } from "react-hook-form";
+import {
+  Button,
+  ErrorAlert,
+  fieldProblem,
+  FormField,
+  notifyDone,
+  Panel,
+  useFieldValue,
+  useZodForm,
+} from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
-import type { McpConnection } from "@/schemas/org/integration";
+import { CreateMcpConnectionInput, UpdateMcpConnectionInput, type McpConnection } from "@/schemas/org/integration";
 import { MAX_CREDENTIAL_CHARS, MAX_NAME_CHARS, MAX_SHORT_NAME_CHARS } from "@/schemas/limits";
 import { EndpointUrlField, SlugField } from "./endpoint-fields";
 
@@ -18,91 +28,194 @@ interface HeaderRow {
   stored: boolean;
 }
 
+/** The form as typed: the API's fields, each header a row that knows whether a value is stored. */
+interface ConnectionFields {
+  slug: string;
+  name: string;
+  url: string;
+  headers: HeaderRow[];
+}
+
+/** Where a problem of the input shows: a header's under the headers, the rest beside their field. */
+function connectionField(path: readonly PropertyKey[]): keyof ConnectionFields | null {
+  const [field] = path;
+  return field === "slug" || field === "name" || field === "url" || field === "headers" ? field : null;
+}
+
+const named = (headers: HeaderRow[]) => headers.filter((header) => header.name.trim() !== "");
+
 /** The form for a new connection, or for `connection` when given; `onDone` runs after a save or a cancel. */
 export function ConnectionForm({ connection, onDone }: { connection?: McpConnection; onDone: () => void }) {
-  const trpc = useTRPC();
-  const [slug, setSlug] = useState("");
-  const [name, setName] = useState(connection?.name ?? "");
-  const [url, setUrl] = useState(connection?.url ?? "");
-  const [headers, setHeaders] = useState<HeaderRow[]>(
-    (connection?.headerNames ?? []).map((headerName) => ({ name: headerName, value: "", stored: true })),
+  return connection ? (
+    <EditConnectionForm connection={connection} onDone={onDone} />
+  ) : (
+    <NewConnectionForm onDone={onDone} />
   );
+}
 
-  const saved = (result: McpConnection) => {
-    notifyDone(connection ? `${result.name} was saved.` : `${result.name} was connected.`);
-    setSlug("");
-    setName("");
-    setUrl("");
-    setHeaders([]);
-    onDone();
-  };
-  const create = useMutation(trpc.mcpConnections.create.mutationOptions({ onSuccess: saved }));
-  const update = useMutation(trpc.mcpConnections.update.mutationOptions({ onSuccess: saved }));
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    const named = headers.filter((header) => header.name.trim() !== "");
-    if (connection) {
-      const kept = named.map((header) =>
-        header.stored && header.value === "" ? { name: header.name } : { name: header.name, value: header.value },
-      );
-      update.mutate({ connectionId: connection.id, name: name || connection.slug, url, headers: kept });
-    } else {
-      create.mutate({
-        slug,
-        name: name || slug,
-        url,
-        headers: named.map((header) => ({ name: header.name, value: header.value })),
-      });
-    }
-  }
-
-  function setHeader(index: number, change: { name: string } | { value: string }) {
-    const storedNames = (connection?.headerNames ?? []).map((headerName) => headerName.toLowerCase());
-    // Whether a value is stored follows the name: a renamed header may have none.
-    const stored = (row: HeaderRow) =>
-      "name" in change ? storedNames.includes(change.name.trim().toLowerCase()) : row.stored;
-    setHeaders(headers.map((row, i) => (i === index ? { ...row, ...change, stored: stored(row) } : row)));
-  }
-
-  const heading = connection ? `Edit ${connection.name}` : "Connect an MCP server";
+function NewConnectionForm({ onDone }: { onDone: () => void }) {
+  const trpc = useTRPC();
+  const form = useZodForm(CreateMcpConnectionInput, {
+    defaultValues: { slug: "", name: "", url: "", headers: [] },
+    asInput: (fields: ConnectionFields) => ({
+      slug: fields.slug,
+      name: fields.name || fields.slug,
+      url: fields.url,
+      headers: named(fields.headers).map((header) => ({ name: header.name, value: header.value })),
+    }),
+    fieldOf: connectionField,
+  });
+  const create = useMutation(
+    trpc.mcpConnections.create.mutationOptions({
+      onSuccess: (result) => {
+        notifyDone(`${result.name} was connected.`);
+        form.reset();
+        onDone();
+      },
+    }),
+  );
+  const [headers, setHeaders] = useFieldValue(form, "headers");
+  const submit = form.handleSubmit((input) => create.mutate(input));
   return (
-    <Panel title={heading} headingId="connection-form-heading" onSubmit={submit}>
-      {connection && (
+    <ConnectionPanel
+      heading="Connect an MCP server"
+      submit={submit}
+      register={form.register}
+      headers={headers}
+      setHeaders={setHeaders}
+      problem={(field) => fieldProblem(form, field)}
+      storedNames={[]}
+      slugField={
+        <SlugField
+          registration={form.register("slug")}
+          error={fieldProblem(form, "slug")}
+          hint="Names its tools in agents: <slug>_<tool>"
+          placeholder="e.g. crm"
+        />
+      }
+      error={fieldProblem(form, "root") ?? create.error}
+      pending={create.isPending}
+      submitLabel="Connect"
+    />
+  );
+}
+
+function EditConnectionForm({ connection, onDone }: { connection: McpConnection; onDone: () => void }) {
+  const trpc = useTRPC();
+  const form = useZodForm(UpdateMcpConnectionInput, {
+    defaultValues: {
+      slug: connection.slug,
+      name: connection.name,
+      url: connection.url,
+      headers: connection.headerNames.map((headerName) => ({ name: headerName, value: "", stored: true })),
+    },
+    asInput: (fields: ConnectionFields) => ({
+      connectionId: connection.id,
+      name: fields.name || connection.slug,
+      url: fields.url,
+      // A stored header left empty keeps its value.
+      headers: named(fields.headers).map((header) =>
+        header.stored && header.value === "" ? { name: header.name } : { name: header.name, value: header.value },
+      ),
+    }),
+    fieldOf: connectionField,
+  });
+  const update = useMutation(
+    trpc.mcpConnections.update.mutationOptions({
+      onSuccess: (result) => {
+        notifyDone(`${result.name} was saved.`);
+        onDone();
+      },
+    }),
+  );
+  const [headers, setHeaders] = useFieldValue(form, "headers");
+  const submit = form.handleSubmit((input) => update.mutate(input));
+  return (
+    <ConnectionPanel
+      heading={`Edit ${connection.name}`}
+      submit={submit}
+      register={form.register}
+      headers={headers}
+      setHeaders={setHeaders}
+      problem={(field) => fieldProblem(form, field)}
+      storedNames={connection.headerNames}
+      intro={
         <p className="muted">
           Agents name its tools <code>{connection.slug}_&lt;tool&gt;</code>; the slug cannot change.
         </p>
-      )}
+      }
+      error={fieldProblem(form, "root") ?? update.error}
+      pending={update.isPending}
+      submitLabel="Save changes"
+      onCancel={onDone}
+    />
+  );
+}
+
+/** What a new and an edited connection share: the panel, name, URL, the headers and the actions. */
+function ConnectionPanel({
+  heading,
+  submit,
+  register,
+  headers,
+  setHeaders,
+  problem,
+  storedNames,
+  intro,
+  slugField,
+  error,
+  pending,
+  submitLabel,
+  onCancel,
+}: {
+  heading: string;
+  /** The form's handleSubmit over its own schema. */
+  submit: (event: FormEvent<HTMLFormElement>) => Promise<void>;
+  register: UseFormRegister<ConnectionFields>;
+  headers: HeaderRow[];
+  setHeaders: (rows: HeaderRow[]) => void;
+  /** A field's problem, for beside it. */
+  problem: (field: keyof ConnectionFields) => string | null;
+  /** The names a value is stored under (an edit). */
+  storedNames: string[];
+  intro?: ReactNode;
+  slugField?: ReactNode;
+  error: unknown;
+  pending: boolean;
+  submitLabel: string;
+  onCancel?: () => void;
+}) {
+  const editing = !slugField;
+
+  function setHeader(index: number, change: { name: string } | { value: string }) {
+    const stored = storedNames.map((headerName) => headerName.toLowerCase());
+    // Whether a value is stored follows the name: a renamed header may have none.
+    const isStored = (row: HeaderRow) =>
+      "name" in change ? stored.includes(change.name.trim().toLowerCase()) : row.stored;
+    setHeaders(headers.map((row, i) => (i === index ? { ...row, ...change, stored: isStored(row) } : row)));
+  }
+
+  return (
+    <Panel title={heading} headingId="connection-form-heading" onSubmit={(event) => void submit(event)}>
+      {intro}
       <div className="row">
-        {!connection && (
-          <SlugField
-            value={slug}
-            onChange={setSlug}
-            hint="Names its tools in agents: <slug>_<tool>"
-            placeholder="e.g. crm"
-          />
-        )}
-        <FormField label="Name">
-          <input
-            maxLength={MAX_NAME_CHARS}
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-            placeholder="e.g. CRM"
-          />
+        {slugField}
+        <FormField label="Name" error={problem("name")}>
+          <input maxLength={MAX_NAME_CHARS} placeholder="e.g. CRM" {...register("name")} />
         </FormField>
       </div>
       <EndpointUrlField
         label="URL"
         hint="The server's Streamable HTTP endpoint"
         required
-        value={url}
-        onChange={setUrl}
+        registration={register("url")}
+        error={problem("url")}
         placeholder="https://mcp.example.com/mcp"
       />
       <fieldset className="list-editor" style={{ border: 0, padding: 0 }}>
         <legend className="muted">
           Headers sent with every request (values are write-only
-          {connection ? "; leave a stored value empty to keep it" : ""})
+          {editing ? "; leave a stored value empty to keep it" : ""})
         </legend>
         {headers.map((header, index) => (
           <div className="row" key={index} data-testid="header-row">
@@ -134,6 +247,7 @@ export function ConnectionForm({ connection, onDone }: { connection?: McpConnect
             </button>
           </div>
         ))}
+        {problem("headers") && <p className="field-error">{problem("headers")}</p>}
         {headers.length < 20 && (
           <div>
             <button type="button" onClick={() => setHeaders([...headers, { name: "", value: "", stored: false }])}>
@@ -143,13 +257,13 @@ export function ConnectionForm({ connection, onDone }: { connection?: McpConnect
           </div>
         )}
       </fieldset>
-      <ErrorAlert error={create.error ?? update.error} />
+      <ErrorAlert error={error} />
       <div className="row">
-        <Button variant="primary" type="submit" disabled={create.isPending || update.isPending}>
-          {connection ? "Save changes" : "Connect"}
+        <Button variant="primary" type="submit" disabled={pending}>
+          {submitLabel}
         </Button>
-        {connection && (
-          <button type="button" onClick={onDone}>
+        {onCancel && (
+          <button type="button" onClick={onCancel}>
             Cancel
           </button>
         )}

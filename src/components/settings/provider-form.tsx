@@ -3,10 +3,19 @@
 // key is write-only: editing shows whether one is stored, an empty field keeps it, and removing
 // it is a choice of its own.
 import { useMutation } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
-import { Button, ErrorAlert, FormField, notifyDone, Panel, Select } from "@/components/console";
+import { useWatch } from "react-hook-form";
+import {
+  Button,
+  ErrorAlert,
+  fieldProblem,
+  FormField,
+  notifyDone,
+  Panel,
+  Select,
+  useZodForm,
+} from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
-import type { ModelProvider, ProviderKind } from "@/schemas/org/integration";
+import { CreateModelProviderInput, type ModelProvider, type ProviderKind } from "@/schemas/org/integration";
 import { MAX_CREDENTIAL_CHARS, MAX_NAME_CHARS } from "@/schemas/limits";
 import { EndpointUrlField, SlugField } from "./endpoint-fields";
 
@@ -33,17 +42,71 @@ function keyHint(provider: ModelProvider | undefined): string {
     : "No key is stored. Leave this empty to use none.";
 }
 
+/** The form as typed: the API's fields, the models as comma-separated ids, the key's removal a switch. */
+interface ProviderFields {
+  slug: string;
+  kind: ProviderKind;
+  name: string;
+  baseUrl: string;
+  apiKey: string;
+  removeKey: boolean;
+  chatModels: string;
+  embeddingModels: string;
+}
+
+/** The create input the fields make (an edit sends the part the update takes); an empty text is no value. */
+function providerInput(fields: ProviderFields): CreateModelProviderInput {
+  return {
+    slug: fields.slug,
+    kind: fields.kind,
+    name: fields.name || fields.slug,
+    ...(fields.baseUrl ? { baseUrl: fields.baseUrl } : {}),
+    ...(fields.apiKey && !fields.removeKey ? { apiKey: fields.apiKey } : {}),
+    models: [
+      ...modelList(fields.chatModels, "chat"),
+      ...(fields.kind === "openai-compatible" ? modelList(fields.embeddingModels, "embedding") : []),
+    ],
+  };
+}
+
+/** Where a problem of the input shows: the models beside the chat models' field. */
+function providerField(path: readonly PropertyKey[]): keyof ProviderFields | null {
+  const [field] = path;
+  if (field === "models") return "chatModels";
+  return typeof field === "string" && field in EMPTY_FIELDS ? (field as keyof ProviderFields) : null;
+}
+
+const EMPTY_FIELDS: ProviderFields = {
+  slug: "",
+  kind: "openai-compatible",
+  name: "",
+  baseUrl: "",
+  apiKey: "",
+  removeKey: false,
+  chatModels: "",
+  embeddingModels: "",
+};
+
 /** The form for a new provider, or for `provider` when given; `onDone` runs after a save or a cancel. */
 export function ProviderForm({ provider, onDone }: { provider?: ModelProvider; onDone: () => void }) {
   const trpc = useTRPC();
-  const [slug, setSlug] = useState("");
-  const [name, setName] = useState(provider?.name ?? "");
-  const [kind, setKind] = useState<ProviderKind>(provider?.kind ?? "openai-compatible");
-  const [baseUrl, setBaseUrl] = useState(provider?.baseUrl ?? "");
-  const [apiKey, setApiKey] = useState("");
-  const [removeKey, setRemoveKey] = useState(false);
-  const [chatModels, setChatModels] = useState(modelText(provider, "chat"));
-  const [embeddingModels, setEmbeddingModels] = useState(modelText(provider, "embedding"));
+  const form = useZodForm(CreateModelProviderInput, {
+    defaultValues: provider
+      ? {
+          ...EMPTY_FIELDS,
+          slug: provider.slug,
+          kind: provider.kind,
+          name: provider.name,
+          baseUrl: provider.baseUrl ?? "",
+          chatModels: modelText(provider, "chat"),
+          embeddingModels: modelText(provider, "embedding"),
+        }
+      : EMPTY_FIELDS,
+    asInput: providerInput,
+    fieldOf: providerField,
+  });
+  const kind = useWatch({ control: form.control, name: "kind" });
+  const removeKey = useWatch({ control: form.control, name: "removeKey" });
 
   const saved = (result: ModelProvider) => {
     notifyDone(
@@ -51,46 +114,27 @@ export function ProviderForm({ provider, onDone }: { provider?: ModelProvider; o
         ? `${result.name} was saved.`
         : `${result.name} was added: its models are now in the agent editor's model list.`,
     );
-    setSlug("");
-    setName("");
-    setBaseUrl("");
-    setApiKey("");
-    setChatModels("");
-    setEmbeddingModels("");
+    form.reset(EMPTY_FIELDS);
     onDone();
   };
   const create = useMutation(trpc.modelProviders.create.mutationOptions({ onSuccess: saved }));
   const update = useMutation(trpc.modelProviders.update.mutationOptions({ onSuccess: saved }));
-  const models = () => [
-    ...modelList(chatModels, "chat"),
-    ...(kind === "openai-compatible" ? modelList(embeddingModels, "embedding") : []),
-  ];
 
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    if (provider) {
+  const submit = form.handleSubmit(({ name, baseUrl, apiKey, models, ...created }) => {
+    if (provider)
       update.mutate({
         providerId: provider.id,
-        name: name || provider.slug,
-        baseUrl: baseUrl || null,
-        ...(removeKey ? { apiKey: null } : apiKey ? { apiKey } : {}),
-        models: models(),
+        name,
+        baseUrl: baseUrl ?? null,
+        ...(form.getValues("removeKey") ? { apiKey: null } : apiKey ? { apiKey } : {}),
+        models,
       });
-    } else {
-      create.mutate({
-        slug,
-        name: name || slug,
-        kind,
-        ...(baseUrl ? { baseUrl } : {}),
-        ...(apiKey ? { apiKey } : {}),
-        models: models(),
-      });
-    }
-  }
+    else create.mutate({ ...created, name, baseUrl, apiKey, models });
+  });
 
   const heading = provider ? `Edit ${provider.name}` : "Add a provider";
   return (
-    <Panel title={heading} label={heading} onSubmit={submit}>
+    <Panel title={heading} label={heading} onSubmit={(event) => void submit(event)}>
       {provider ? (
         <p className="muted">
           Agents name its models <code>{provider.slug}/&lt;model id&gt;</code>; the slug and kind cannot change.
@@ -98,15 +142,14 @@ export function ProviderForm({ provider, onDone }: { provider?: ModelProvider; o
       ) : (
         <div className="row">
           <SlugField
-            value={slug}
-            onChange={setSlug}
+            registration={form.register("slug")}
+            error={fieldProblem(form, "slug")}
             hint="Agents name its models <slug>/<model id>, e.g. local/llama3.1"
             placeholder="e.g. local"
           />
           <FormField label="Kind">
             <Select
-              value={kind}
-              onChange={(e) => setKind(e.target.value as ProviderKind)}
+              {...form.register("kind")}
               options={[
                 { value: "openai-compatible", label: "OpenAI-compatible (Ollama, vLLM, OpenAI…)" },
                 { value: "anthropic", label: "Anthropic" },
@@ -115,13 +158,8 @@ export function ProviderForm({ provider, onDone }: { provider?: ModelProvider; o
           </FormField>
         </div>
       )}
-      <FormField label="Name" hint="Shown in the agent editor's model list">
-        <input
-          maxLength={MAX_NAME_CHARS}
-          value={name}
-          onChange={(e) => setName(e.target.value)}
-          placeholder="e.g. Ollama on the GPU box"
-        />
+      <FormField label="Name" hint="Shown in the agent editor's model list" error={fieldProblem(form, "name")}>
+        <input maxLength={MAX_NAME_CHARS} placeholder="e.g. Ollama on the GPU box" {...form.register("name")} />
       </FormField>
       <EndpointUrlField
         label={kind === "anthropic" ? "Base URL (optional)" : "Base URL"}
@@ -131,33 +169,31 @@ export function ProviderForm({ provider, onDone }: { provider?: ModelProvider; o
             : "The address that serves /chat/completions, e.g. http://localhost:11434/v1 for Ollama"
         }
         required={kind === "openai-compatible"}
-        value={baseUrl}
-        onChange={setBaseUrl}
+        registration={form.register("baseUrl")}
+        error={fieldProblem(form, "baseUrl")}
         placeholder="https://api.openai.com/v1"
       />
-      <FormField label="API key" hint={keyHint(provider)}>
+      <FormField label="API key" hint={keyHint(provider)} error={fieldProblem(form, "apiKey")}>
         <input
           type="password"
           autoComplete="off"
           maxLength={MAX_CREDENTIAL_CHARS}
           disabled={removeKey}
-          value={apiKey}
-          onChange={(e) => setApiKey(e.target.value)}
+          {...form.register("apiKey")}
         />
       </FormField>
       {provider?.hasApiKey && (
         <label className="inline">
-          <input type="checkbox" checked={removeKey} onChange={(e) => setRemoveKey(e.target.checked)} />
+          <input type="checkbox" {...form.register("removeKey")} />
           Remove the stored key
         </label>
       )}
-      <FormField label="Chat models" hint="Comma-separated model ids as the server names them, e.g. llama3.1, qwen2.5">
-        <input
-          maxLength={MAX_CREDENTIAL_CHARS}
-          value={chatModels}
-          onChange={(e) => setChatModels(e.target.value)}
-          placeholder="gpt-4o-mini, gpt-4o"
-        />
+      <FormField
+        label="Chat models"
+        hint="Comma-separated model ids as the server names them, e.g. llama3.1, qwen2.5"
+        error={fieldProblem(form, "chatModels")}
+      >
+        <input maxLength={MAX_CREDENTIAL_CHARS} placeholder="gpt-4o-mini, gpt-4o" {...form.register("chatModels")} />
       </FormField>
       {kind === "openai-compatible" && (
         <FormField
@@ -166,13 +202,12 @@ export function ProviderForm({ provider, onDone }: { provider?: ModelProvider; o
         >
           <input
             maxLength={MAX_CREDENTIAL_CHARS}
-            value={embeddingModels}
-            onChange={(e) => setEmbeddingModels(e.target.value)}
             placeholder="text-embedding-3-small"
+            {...form.register("embeddingModels")}
           />
         </FormField>
       )}
-      <ErrorAlert error={create.error ?? update.error} />
+      <ErrorAlert error={fieldProblem(form, "root") ?? create.error ?? update.error} />
       <div className="row">
         <Button variant="primary" type="submit" disabled={create.isPending || update.isPending}>
           {provider ? "Save changes" : "Add provider"}

@@ -403,6 +403,17 @@ export const AppPatch = z.strictObject({
   api: ApiPatch.optional().meta({ description: "Merged into the current config" }),
 });
 
+/** A create's body: the kind's patch with its name required (POST /agents, /flows, /apps). */
+export function createDraftInput<Shape extends z.ZodRawShape>(patch: z.ZodObject<Shape>) {
+  return patch.extend({ name: Name });
+}
+/** Each kind's create body, for the console's create forms (the routers build the same one). */
+export const CreateDraftInputs = {
+  agents: createDraftInput(AgentPatch),
+  flows: createDraftInput(FlowPatch),
+  apps: createDraftInput(AppPatch),
+};
+
 // ---------------------------------------------------------------------------------------------
 // Views
 

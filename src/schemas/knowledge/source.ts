@@ -75,7 +75,8 @@ const inline = z
   .string()
   .min(1)
   .refine(
-    (value) => Buffer.byteLength(value, "utf8") <= MAX_INLINE_BYTES,
+    // TextEncoder, not Buffer: the console checks its form with this schema in the browser.
+    (value) => new TextEncoder().encode(value).length <= MAX_INLINE_BYTES,
     "Inline content is limited to 1 MB; upload a file or give a url",
   )
   .refine(isStorableText, UNSTORABLE_TEXT_MESSAGE);

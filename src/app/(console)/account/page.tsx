@@ -1,11 +1,27 @@
 "use client";
 import { useMutation, useQuery } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { z } from "zod";
 import { OwnSecondFactorPanel } from "@/components/auth/own-second-factor";
-import { Button, ErrorAlert, FormField, notifyDone, PageHeader, Panel } from "@/components/console";
+import {
+  Button,
+  ErrorAlert,
+  fieldProblem,
+  FormField,
+  notifyDone,
+  PageHeader,
+  Panel,
+  useZodForm,
+} from "@/components/console";
 import { NotificationEmailsForm } from "@/components/console/notifications";
 import { useTRPC } from "@/lib/trpc";
+import { ChangePasswordInput } from "@/schemas/identity/member";
 import { MAX_PASSWORD_CHARS } from "@/schemas/limits";
+
+/** The API's input, and the new password typed twice alike. */
+const ChangePasswordForm = ChangePasswordInput.extend({ repeatedPassword: z.string() }).refine(
+  (form) => form.newPassword === form.repeatedPassword,
+  { path: ["repeatedPassword"], message: "The two new passwords differ." },
+);
 
 /** The problem the server named for one field of an invalid_request, if any. */
 function problemFor(error: unknown, path: string): string | undefined {
@@ -16,29 +32,24 @@ function problemFor(error: unknown, path: string): string | undefined {
 export default function AccountPage() {
   const trpc = useTRPC();
   const me = useQuery(trpc.auth.me.queryOptions());
-  const [currentPassword, setCurrentPassword] = useState("");
-  const [newPassword, setNewPassword] = useState("");
-  const [repeated, setRepeated] = useState("");
-  const [mismatch, setMismatch] = useState(false);
+  const form = useZodForm(ChangePasswordForm, {
+    defaultValues: { currentPassword: "", newPassword: "", repeatedPassword: "" },
+  });
   const change = useMutation(
     trpc.auth.changePassword.mutationOptions({
       onSuccess: () => {
-        setCurrentPassword("");
-        setNewPassword("");
-        setRepeated("");
+        form.reset();
         notifyDone("Password changed. Your other sessions have been signed out.");
       },
     }),
   );
 
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    setMismatch(newPassword !== repeated);
-    if (newPassword === repeated) change.mutate({ currentPassword, newPassword });
-  }
+  const submit = form.handleSubmit(({ currentPassword, newPassword }) =>
+    change.mutate({ currentPassword, newPassword }),
+  );
 
-  const currentError = problemFor(change.error, "currentPassword");
-  const newError = problemFor(change.error, "newPassword");
+  const currentError = fieldProblem(form, "currentPassword") ?? problemFor(change.error, "currentPassword");
+  const newError = fieldProblem(form, "newPassword") ?? problemFor(change.error, "newPassword");
   const fieldErrorShown = !!(currentError || newError);
 
   return (
@@ -47,15 +58,9 @@ export default function AccountPage() {
         title="Your account"
         description={me.data && `${me.data.member.email} · ${me.data.member.role} of ${me.data.organization.name}`}
       />
-      <Panel title="Change your password" headingId="change-password" onSubmit={submit}>
+      <Panel title="Change your password" headingId="change-password" onSubmit={(event) => void submit(event)}>
         <FormField label="Current password" error={currentError}>
-          <input
-            type="password"
-            required
-            autoComplete="current-password"
-            value={currentPassword}
-            onChange={(e) => setCurrentPassword(e.target.value)}
-          />
+          <input type="password" required autoComplete="current-password" {...form.register("currentPassword")} />
         </FormField>
         <FormField
           label="New password"
@@ -68,18 +73,11 @@ export default function AccountPage() {
             minLength={10}
             maxLength={MAX_PASSWORD_CHARS}
             autoComplete="new-password"
-            value={newPassword}
-            onChange={(e) => setNewPassword(e.target.value)}
+            {...form.register("newPassword")}
           />
         </FormField>
-        <FormField label="Repeat the new password" error={mismatch ? "The two new passwords differ." : undefined}>
-          <input
-            type="password"
-            required
-            autoComplete="new-password"
-            value={repeated}
-            onChange={(e) => setRepeated(e.target.value)}
-          />
+        <FormField label="Repeat the new password" error={fieldProblem(form, "repeatedPassword")}>
+          <input type="password" required autoComplete="new-password" {...form.register("repeatedPassword")} />
         </FormField>
         {change.error && !fieldErrorShown && <ErrorAlert error={change.error} />}
         {fieldErrorShown && <ErrorAlert error={change.error} announceOnly />}

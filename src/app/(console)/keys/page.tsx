@@ -1,6 +1,6 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import {
   Button,
   CheckboxGroup,
@@ -13,10 +13,14 @@ import {
   PageHeader,
   Panel,
   RadioGroup,
+  fieldProblem,
+  useFieldValue,
   useMay,
+  useZodForm,
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
-import { SCOPES, type Scope } from "@/schemas/identity/auth";
+import { CreateApiKeyInput } from "@/schemas/identity/api-key";
+import { SCOPES } from "@/schemas/identity/auth";
 import { MAX_SHORT_NAME_CHARS } from "@/schemas/limits";
 
 function formatTime(value: string | null): string {
@@ -27,29 +31,9 @@ export default function KeysPage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const keys = useQuery(trpc.apiKeys.list.queryOptions());
-  const mayChangeSettings = useMay("settings");
-
-  const [name, setName] = useState("");
-  const [kind, setKind] = useState<"personal" | "organization">("personal");
-  const [scopes, setScopes] = useState<Scope[]>([...SCOPES]);
   const [created, setCreated] = useState<{ name: string; secret: string } | null>(null);
-
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.apiKeys.list.queryKey() });
-  const create = useMutation(
-    trpc.apiKeys.create.mutationOptions({
-      onSuccess: (key) => {
-        setCreated({ name: key.name, secret: key.secret });
-        setName("");
-        void refresh();
-      },
-    }),
-  );
   const revoke = useMutation(trpc.apiKeys.revoke.mutationOptions({ onSuccess: () => void refresh() }));
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    create.mutate({ name, kind, scopes });
-  }
 
   return (
     <>
@@ -72,49 +56,12 @@ export default function KeysPage() {
         </div>
       )}
 
-      <Panel title="Create a key" label="Create an API key" onSubmit={submit}>
-        <FormField label="Name">
-          <input
-            required
-            maxLength={MAX_SHORT_NAME_CHARS}
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-            placeholder="e.g. CRM sync"
-          />
-        </FormField>
-        <RadioGroup
-          legend="Kind"
-          legendClassName="muted"
-          listClassName="row"
-          name="kind"
-          choices={[
-            { value: "personal", label: "Personal (acts as you, limited by your role)" },
-            {
-              value: "organization",
-              label: `Organization${mayChangeSettings ? "" : " (admins only)"}`,
-              disabled: !mayChangeSettings,
-            },
-          ]}
-          value={kind}
-          onChange={setKind}
-        />
-        <CheckboxGroup
-          legend={
-            <>
-              Scopes{" "}
-              <Button onClick={() => setScopes(scopes.length === SCOPES.length ? [] : [...SCOPES])}>
-                {scopes.length === SCOPES.length ? "Clear all" : "Select all"}
-              </Button>
-            </>
-          }
-          legendClassName="muted"
-          listClassName="scopes"
-          choices={SCOPES.map((scope) => ({ value: scope, label: <code>{scope}</code> }))}
-          value={scopes}
-          onChange={setScopes}
-        />
-        <FormActions error={create.error} submitLabel="Create key" pending={create.isPending} />
-      </Panel>
+      <CreateKeyPanel
+        onCreated={(key) => {
+          setCreated(key);
+          void refresh();
+        }}
+      />
 
       <Panel title="Keys">
         {keys.isLoading && <p className="muted">Loading…</p>}
@@ -188,5 +135,66 @@ export default function KeysPage() {
         />
       </Panel>
     </>
+  );
+}
+
+/** A new key: its name, personal or the organization's, and its scopes (all unless narrowed). */
+function CreateKeyPanel({ onCreated }: { onCreated: (key: { name: string; secret: string }) => void }) {
+  const trpc = useTRPC();
+  const mayChangeSettings = useMay("settings");
+  const form = useZodForm(CreateApiKeyInput, {
+    defaultValues: { name: "", kind: "personal", scopes: [...SCOPES] },
+  });
+  const [kind, setKind] = useFieldValue(form, "kind");
+  const [scopes, setScopes] = useFieldValue(form, "scopes");
+  const create = useMutation(
+    trpc.apiKeys.create.mutationOptions({
+      onSuccess: (key) => {
+        onCreated({ name: key.name, secret: key.secret });
+        form.resetField("name");
+      },
+    }),
+  );
+  const submit = form.handleSubmit((input) => create.mutate(input));
+  return (
+    <Panel title="Create a key" label="Create an API key" onSubmit={(event) => void submit(event)}>
+      <FormField label="Name" error={fieldProblem(form, "name")}>
+        <input required maxLength={MAX_SHORT_NAME_CHARS} placeholder="e.g. CRM sync" {...form.register("name")} />
+      </FormField>
+      <RadioGroup
+        legend="Kind"
+        legendClassName="muted"
+        listClassName="row"
+        name="kind"
+        choices={[
+          { value: "personal", label: "Personal (acts as you, limited by your role)" },
+          {
+            value: "organization",
+            label: `Organization${mayChangeSettings ? "" : " (admins only)"}`,
+            disabled: !mayChangeSettings,
+          },
+        ]}
+        value={kind}
+        onChange={setKind}
+      />
+      <CheckboxGroup
+        legend={
+          <>
+            Scopes{" "}
+            <Button onClick={() => setScopes(scopes.length === SCOPES.length ? [] : [...SCOPES])}>
+              {scopes.length === SCOPES.length ? "Clear all" : "Select all"}
+            </Button>
+          </>
+        }
+        legendClassName="muted"
+        listClassName="scopes"
+        choices={SCOPES.map((scope) => ({ value: scope, label: <code>{scope}</code> }))}
+        value={scopes}
+        onChange={setScopes}
+      >
+        {fieldProblem(form, "scopes") && <p className="field-error">{fieldProblem(form, "scopes")}</p>}
+      </CheckboxGroup>
+      <FormActions error={create.error} submitLabel="Create key" pending={create.isPending} />
+    </Panel>
   );
 }

@@ -2,7 +2,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Pencil } from "lucide-react";
 import Link from "next/link";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
+import { useWatch, type FieldPath, type UseFormReturn } from "react-hook-form";
 import {
   Button,
   ConfirmButton,
@@ -14,10 +15,13 @@ import {
   notifyDone,
   PageHeader,
   Panel,
+  fieldProblem,
+  useFieldValue,
   useMay,
+  useZodForm,
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
-import type { TierPlan } from "@/schemas/provisioning/provisioning";
+import { CreateTierPlanInput, UpdateTierPlanInput, type TierPlan } from "@/schemas/provisioning/provisioning";
 import { MAX_NAME_CHARS } from "@/schemas/limits";
 import { useTierPlans } from "@/components/provisioning/use-lists";
 import { AllowedModelsField, allowedModelsText } from "@/components/provisioning/allowed-models-field";
@@ -35,34 +39,12 @@ export default function PlansPage() {
   const plans = useTierPlans();
   const subscribers = useQuery(trpc.tierPlans.subscribers.queryOptions());
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.tierPlans.pathKey() });
-  const [name, setName] = useState("");
-  const [credits, setCredits] = useState("100");
-  const [withGroup, setWithGroup] = useState(false);
-  const [allowedModels, setAllowedModels] = useState<string[] | null>(null);
-  const [details, setDetails] = useState<PlanDetailsDraft>(() => planDetailsDraft());
   const [editing, setEditing] = useState<TierPlan | null>(null);
   // Plans are made, changed and archived by admins; others read them.
   const mayGrant = useMay("grant");
-  const create = useMutation(
-    trpc.tierPlans.create.mutationOptions({
-      onSuccess: () => {
-        setName("");
-        setAllowedModels(null);
-        setDetails(planDetailsDraft());
-        void refresh();
-      },
-    }),
-  );
   const archive = useMutation(trpc.tierPlans.archive.mutationOptions({ onSuccess: () => void refresh() }));
   const countOf = new Map(subscribers.data?.counts.map((row) => [row.tierPlanId, row]));
   const subscribersOf = (plan: TierPlan) => countOf.get(plan.id)?.subscribers ?? 0;
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    const shown = planDetailsInput(details);
-    if (Number.isNaN(shown.priceAmount)) return;
-    create.mutate({ name, creditAllowance: Number(credits), allowedModels, withGroup, ...shown });
-  }
 
   return (
     <>
@@ -71,30 +53,7 @@ export default function PlansPage() {
         description="Each plan an end user holds is its own subscription with its own monthly credits."
       />
       {!mayGrant && <p className="muted">Admins and owners create, edit and archive plans.</p>}
-      {mayGrant && (
-        <Panel label="Create a tier plan" onSubmit={submit}>
-          <div className="row">
-            <FormField label="Name">
-              <input required value={name} onChange={(e) => setName(e.target.value)} />
-            </FormField>
-            <FormField label="Monthly credits">
-              <input type="number" min={0} required value={credits} onChange={(e) => setCredits(e.target.value)} />
-            </FormField>
-          </div>
-          <label className="inline">
-            <input type="checkbox" checked={withGroup} onChange={(e) => setWithGroup(e.target.checked)} />
-            Give the plan its own user group (membership follows the plan)
-          </label>
-          <PlanDetailsFields value={details} onChange={setDetails} />
-          <AllowedModelsField value={allowedModels} onChange={setAllowedModels} />
-          <ErrorAlert error={create.error} />
-          <div>
-            <Button variant="primary" type="submit" disabled={create.isPending}>
-              Create plan
-            </Button>
-          </div>
-        </Panel>
-      )}
+      {mayGrant && <CreatePlanPanel onCreated={() => void refresh()} />}
       {editing && (
         <EditPlan
           key={editing.id}
@@ -207,6 +166,92 @@ export default function PlansPage() {
   );
 }
 
+/** A plan form as typed: the API's fields, the credits a number field, the details as PlanDetailsFields keeps them. */
+interface PlanFields {
+  name: string;
+  credits: number;
+  withGroup: boolean;
+  allowedModels: string[] | null;
+  details: PlanDetailsDraft;
+}
+
+/** The create input the fields make (an edit sends all but `withGroup`). */
+function planInput(fields: PlanFields) {
+  return {
+    name: fields.name,
+    creditAllowance: fields.credits,
+    allowedModels: fields.allowedModels,
+    withGroup: fields.withGroup,
+    ...planDetailsInput(fields.details),
+  };
+}
+
+/** Where a problem of the input shows: beside the field that typed it. */
+function planField([field]: readonly PropertyKey[]) {
+  const fields: Record<string, string> = {
+    name: "name",
+    creditAllowance: "credits",
+    allowedModels: "allowedModels",
+    description: "details.description",
+    priceAmount: "details.price",
+    priceCurrency: "details.currency",
+    priceInterval: "details.interval",
+    features: "details.features",
+  };
+  return ((typeof field === "string" ? fields[field] : undefined) as FieldPath<PlanFields> | undefined) ?? null;
+}
+
+/** The problems of the details' fields, for PlanDetailsFields. */
+function detailProblems(form: Pick<UseFormReturn<PlanFields, unknown, unknown>, "formState">) {
+  const of = (field: keyof PlanDetailsDraft) => fieldProblem(form, `details.${field}`);
+  return { description: of("description"), price: of("price"), currency: of("currency"), features: of("features") };
+}
+
+/** A new plan: name, monthly credits, its own group if wanted, what it says about itself and its models. */
+function CreatePlanPanel({ onCreated }: { onCreated: () => void }) {
+  const trpc = useTRPC();
+  const form = useZodForm(CreateTierPlanInput, {
+    defaultValues: { name: "", credits: 100, withGroup: false, allowedModels: null, details: planDetailsDraft() },
+    asInput: planInput,
+    fieldOf: planField,
+  });
+  const [allowedModels, setAllowedModels] = useFieldValue(form, "allowedModels");
+  const [details, setDetails] = useFieldValue(form, "details");
+  const create = useMutation(
+    trpc.tierPlans.create.mutationOptions({
+      onSuccess: () => {
+        form.reset({ ...form.getValues(), name: "", allowedModels: null, details: planDetailsDraft() });
+        onCreated();
+      },
+    }),
+  );
+  const submit = form.handleSubmit((input) => create.mutate(input));
+  return (
+    <Panel label="Create a tier plan" onSubmit={(event) => void submit(event)}>
+      <div className="row">
+        <FormField label="Name" error={fieldProblem(form, "name")}>
+          <input required {...form.register("name")} />
+        </FormField>
+        <FormField label="Monthly credits" error={fieldProblem(form, "credits")}>
+          <input type="number" min={0} required {...form.register("credits", { valueAsNumber: true })} />
+        </FormField>
+      </div>
+      <label className="inline">
+        <input type="checkbox" {...form.register("withGroup")} />
+        Give the plan its own user group (membership follows the plan)
+      </label>
+      <PlanDetailsFields value={details} onChange={setDetails} errors={detailProblems(form)} />
+      <AllowedModelsField value={allowedModels} onChange={setAllowedModels} />
+      <ErrorAlert error={fieldProblem(form, "root") ?? create.error} />
+      <div>
+        <Button variant="primary" type="submit" disabled={create.isPending}>
+          Create plan
+        </Button>
+      </div>
+    </Panel>
+  );
+}
+
 /** A subscriber count as people read it: "10,000+" when counting stopped at the cap. */
 function subscriberCount(subscribers: number, atLeast: boolean): string {
   return `${subscribers.toLocaleString("en-US")}${atLeast ? "+" : ""}`;
@@ -228,11 +273,25 @@ function EditPlan({
   const many = atLeast || subscribers !== 1;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [name, setName] = useState(plan.name);
-  const [credits, setCredits] = useState(String(plan.creditAllowance));
-  const [allowedModels, setAllowedModels] = useState<string[] | null>(plan.allowedModels);
-  const [details, setDetails] = useState<PlanDetailsDraft>(() => planDetailsDraft(plan));
-  const [confirming, setConfirming] = useState(false);
+  const form = useZodForm(UpdateTierPlanInput, {
+    defaultValues: {
+      name: plan.name,
+      credits: plan.creditAllowance,
+      withGroup: false,
+      allowedModels: plan.allowedModels,
+      details: planDetailsDraft(plan),
+    },
+    asInput: (fields: PlanFields) => {
+      const { withGroup: _, ...input } = planInput(fields);
+      return { tierPlanId: plan.id, ...input, name: fields.name.trim() };
+    },
+    fieldOf: planField,
+  });
+  const [allowedModels, setAllowedModels] = useFieldValue(form, "allowedModels");
+  const [details, setDetails] = useFieldValue(form, "details");
+  const credits = useWatch({ control: form.control, name: "credits" });
+  // A change of credits waits here for the confirmation.
+  const [confirming, setConfirming] = useState<UpdateTierPlanInput | null>(null);
   const update = useMutation(
     trpc.tierPlans.update.mutationOptions({
       onSuccess: (result) => {
@@ -242,27 +301,21 @@ function EditPlan({
       },
     }),
   );
-  const creditsChanged = Number(credits) !== plan.creditAllowance;
-  const said = planDetailsInput(details);
-  const save = () =>
-    update.mutate({ tierPlanId: plan.id, name: name.trim(), creditAllowance: Number(credits), allowedModels, ...said });
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    if (Number.isNaN(said.priceAmount)) return;
-    if (creditsChanged && subscribers > 0) setConfirming(true);
-    else save();
-  }
+  const submit = form.handleSubmit((input) => {
+    if (input.creditAllowance !== plan.creditAllowance && subscribers > 0) setConfirming(input);
+    else update.mutate(input);
+  });
 
   return (
-    <Panel title={<>Edit {plan.name}</>} headingId="edit-plan-title" onSubmit={submit}>
+    <Panel title={<>Edit {plan.name}</>} headingId="edit-plan-title" onSubmit={(event) => void submit(event)}>
       <div className="row">
-        <FormField label="Name">
-          <input required maxLength={MAX_NAME_CHARS} value={name} onChange={(e) => setName(e.target.value)} />
+        <FormField label="Name" error={fieldProblem(form, "name")}>
+          <input required maxLength={MAX_NAME_CHARS} {...form.register("name")} />
         </FormField>
         <FormField
           label="Monthly credits"
           hint={`${shown} active subscriber${many ? "s get" : " gets"} new credits at once`}
+          error={fieldProblem(form, "credits")}
         >
           <input
             type="number"
@@ -270,15 +323,14 @@ function EditPlan({
             max={1_000_000_000}
             step={1}
             required
-            value={credits}
-            onChange={(e) => setCredits(e.target.value)}
+            {...form.register("credits", { valueAsNumber: true })}
           />
         </FormField>
       </div>
-      <PlanDetailsFields value={details} onChange={setDetails} />
+      <PlanDetailsFields value={details} onChange={setDetails} errors={detailProblems(form)} />
       <AllowedModelsField value={allowedModels} onChange={setAllowedModels} />
       {plan.groupId && <p className="muted">The plan&apos;s group is renamed with it.</p>}
-      <ErrorAlert error={update.error} />
+      <ErrorAlert error={fieldProblem(form, "root") ?? update.error} />
       <div className="row">
         <Button variant="primary" type="submit" disabled={update.isPending}>
           Save plan
@@ -288,15 +340,15 @@ function EditPlan({
         </button>
       </div>
       <ConfirmDialog
-        open={confirming}
+        open={confirming !== null}
         title={`Give ${shown} subscriber${many ? "s" : ""} ${credits} credits a month?`}
         confirmLabel="Change credits"
         destructive={false}
         onConfirm={() => {
-          setConfirming(false);
-          save();
+          if (confirming) update.mutate(confirming);
+          setConfirming(null);
         }}
-        onClose={() => setConfirming(false)}
+        onClose={() => setConfirming(null)}
       >
         <p>
           Every active subscription to {plan.name} gets {credits} credits a month from now on (it had{" "}

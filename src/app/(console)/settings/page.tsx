@@ -1,9 +1,19 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { useWatch } from "react-hook-form";
 import { useTRPC } from "@/lib/trpc";
-import type { Organization } from "@/schemas/org/organization";
-import { Button, ErrorAlert, FormField, PageHeader, Panel, Select, useMay } from "@/components/console";
+import { ConsoleSettingsUpdate, type Organization } from "@/schemas/org/organization";
+import {
+  Button,
+  ErrorAlert,
+  fieldProblem,
+  FormField,
+  PageHeader,
+  Panel,
+  Select,
+  useMay,
+  useZodForm,
+} from "@/components/console";
 
 const SWITCHES = [
   ["apiEnabled", "Developer API", "All of /api/v1."],
@@ -42,99 +52,93 @@ const cap = (value: number | null) => (value === null ? "no cap" : value.toLocal
 
 export default function SettingsPage() {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const organization = useQuery(trpc.organization.get.queryOptions());
+  if (!organization.data) return <p className="muted">Loading…</p>;
+  return (
+    <>
+      <PageHeader title="Organization settings" />
+      <SettingsForm organization={organization.data} />
+    </>
+  );
+}
+
+/** The settings an admin changes, starting from the organization as read. */
+function SettingsForm({ organization }: { organization: Organization }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
   const canEdit = useMay("settings");
-  const [draft, setDraft] = useState<Draft | null>(null);
-  const [saved, setSaved] = useState(false);
-
-  // The form starts from the organization once it is read.
-  if (organization.data && !draft) setDraft(toDraft(organization.data));
-
+  const form = useZodForm(ConsoleSettingsUpdate, { defaultValues: toDraft(organization) });
+  const passwordSignIn = useWatch({ control: form.control, name: "passwordSignIn" });
   const update = useMutation(
     trpc.organization.update.mutationOptions({
       onSuccess: (result) => {
-        setDraft(toDraft(result));
-        setSaved(true);
+        form.reset(toDraft(result));
         void queryClient.invalidateQueries({ queryKey: trpc.organization.get.queryKey() });
         void queryClient.invalidateQueries({ queryKey: trpc.auth.me.queryKey() });
       },
     }),
   );
-
-  if (!draft || !organization.data) return <p className="muted">Loading…</p>;
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    if (!draft) return;
-    setSaved(false);
-    update.mutate(draft);
-  }
-
-  const set = <K extends keyof Draft>(key: K, value: Draft[K]) => {
-    setSaved(false);
-    setDraft({ ...draft, [key]: value });
-  };
+  const submit = form.handleSubmit((input) => update.mutate(input));
+  // Said until the next edit.
+  const saved = update.isSuccess && !form.formState.isDirty;
 
   return (
-    <>
-      <PageHeader title="Organization settings" />
-      <Panel label="Organization settings" onSubmit={submit}>
-        <p className="muted">
-          Plan <strong>{organization.data.plan}</strong> · <strong>{organization.data.credits}</strong> credits ·
-          quality checker <strong>{organization.data.qualityChecker ? "on" : "off"}</strong> · knowledgebases{" "}
-          <strong>{cap(organization.data.maxKnowledgebases)}</strong> · sources per knowledgebase{" "}
-          <strong>{cap(organization.data.maxSourcesPerKnowledgebase)}</strong>. These are set by the operator of this
-          installation (admin CLI).
-          {!canEdit && " Only owners and admins can change the settings below."}
-        </p>
-        <fieldset disabled={!canEdit} className="form" style={{ border: 0, padding: 0 }}>
-          <FormField label="Name">
-            <input required value={draft.name} onChange={(e) => set("name", e.target.value)} />
-          </FormField>
-          {SWITCHES.map(([key, label, help]) => (
-            <label key={key} className="inline">
-              <input type="checkbox" checked={draft[key]} onChange={(e) => set(key, e.target.checked)} />
-              <span>
-                {label}{" "}
-                <span className="muted">— {typeof help === "string" ? help : draft[key] ? help.on : help.off}</span>
-              </span>
-            </label>
-          ))}
-          <FormField label="Access is managed with">
-            <Select
-              value={draft.accessMode}
-              onChange={(e) => set("accessMode", e.target.value as Draft["accessMode"])}
-              options={[
-                { value: "grants", label: "per-user grants" },
-                { value: "groups", label: "user groups" },
-              ]}
-            />
-          </FormField>
-          <FormField
-            label="Delete conversations after (days)"
-            hint="Empty keeps them. A daily sweep deletes conversations nobody added to for this long: their messages and the content of their runs. What the runs cost stays in usage and executions."
-          >
-            <input
-              type="number"
-              min={1}
-              max={3650}
-              step={1}
-              inputMode="numeric"
-              placeholder="Keep"
-              value={draft.conversationRetentionDays ?? ""}
-              onChange={(e) => set("conversationRetentionDays", e.target.value === "" ? null : Number(e.target.value))}
-            />
-          </FormField>
-          <ErrorAlert error={update.error} />
-          {saved && <p role="status">Settings saved.</p>}
-          <div>
-            <Button variant="primary" type="submit" disabled={update.isPending}>
-              Save settings
-            </Button>
-          </div>
-        </fieldset>
-      </Panel>
-    </>
+    <Panel label="Organization settings" onSubmit={(event) => void submit(event)}>
+      <p className="muted">
+        Plan <strong>{organization.plan}</strong> · <strong>{organization.credits}</strong> credits · quality checker{" "}
+        <strong>{organization.qualityChecker ? "on" : "off"}</strong> · knowledgebases{" "}
+        <strong>{cap(organization.maxKnowledgebases)}</strong> · sources per knowledgebase{" "}
+        <strong>{cap(organization.maxSourcesPerKnowledgebase)}</strong>. These are set by the operator of this
+        installation (admin CLI).
+        {!canEdit && " Only owners and admins can change the settings below."}
+      </p>
+      <fieldset disabled={!canEdit} className="form" style={{ border: 0, padding: 0 }}>
+        <FormField label="Name" error={fieldProblem(form, "name")}>
+          <input required {...form.register("name")} />
+        </FormField>
+        {SWITCHES.map(([key, label, help]) => (
+          <label key={key} className="inline">
+            <input type="checkbox" {...form.register(key)} />
+            <span>
+              {label}{" "}
+              <span className="muted">— {typeof help === "string" ? help : passwordSignIn ? help.on : help.off}</span>
+            </span>
+          </label>
+        ))}
+        <FormField label="Access is managed with">
+          <Select
+            {...form.register("accessMode")}
+            options={[
+              { value: "grants", label: "per-user grants" },
+              { value: "groups", label: "user groups" },
+            ]}
+          />
+        </FormField>
+        <FormField
+          label="Delete conversations after (days)"
+          hint="Empty keeps them. A daily sweep deletes conversations nobody added to for this long: their messages and the content of their runs. What the runs cost stays in usage and executions."
+          error={fieldProblem(form, "conversationRetentionDays")}
+        >
+          <input
+            type="number"
+            min={1}
+            max={3650}
+            step={1}
+            inputMode="numeric"
+            placeholder="Keep"
+            {...form.register("conversationRetentionDays", {
+              setValueAs: (days: string | number | null) => (days === "" || days === null ? null : Number(days)),
+            })}
+          />
+        </FormField>
+        <ErrorAlert error={update.error} />
+        {saved && <p role="status">Settings saved.</p>}
+        <div>
+          <Button variant="primary" type="submit" disabled={update.isPending}>
+            Save settings
+          </Button>
+        </div>
+      </fieldset>
+    </Panel>
   );
 }

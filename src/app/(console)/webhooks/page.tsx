@@ -3,7 +3,7 @@
 // secret shown once, each endpoint's deliveries with their attempts and a replay, a signed test
 // event showing what was sent and what came back, and a sample of each event type's payload.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import {
   Button,
   CheckboxGroup,
@@ -17,12 +17,15 @@ import {
   PageHeader,
   Panel,
   Select,
+  fieldProblem,
   useCursorList,
+  useFieldValue,
   useMay,
+  useZodForm,
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { TEST_EVENT_TYPES, WEBHOOK_SAMPLES } from "@/schemas/org/webhook-samples";
-import { WEBHOOK_EVENT_TYPES } from "@/schemas/org/webhooks";
+import { CreateWebhookEndpointInput, SendWebhookTestEventInput, WEBHOOK_EVENT_TYPES } from "@/schemas/org/webhooks";
 
 export default function WebhooksPage() {
   const trpc = useTRPC();
@@ -35,31 +38,15 @@ export default function WebhooksPage() {
     }),
     (page) => page.endpoints,
   );
-  const [url, setUrl] = useState("");
-  const [types, setTypes] = useState<string[]>(["*"]);
   const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const [testing, setTesting] = useState<string | null>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey() });
-  const create = useMutation(
-    trpc.webhooks.create.mutationOptions({
-      onSuccess: (created) => {
-        setSecret({ url: created.endpoint.url, secret: created.secret });
-        setUrl("");
-        void refresh();
-      },
-    }),
-  );
   const update = useMutation(trpc.webhooks.update.mutationOptions({ onSuccess: () => void refresh() }));
   const remove = useMutation(
     trpc.webhooks.delete.mutationOptions({ onSuccess: () => (notifyDone("Endpoint removed."), void refresh()) }),
   );
   const rotate = useMutation(trpc.webhooks.rotateSecret.mutationOptions());
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    create.mutate({ url, eventTypes: types as never });
-  }
 
   return (
     <>
@@ -85,46 +72,12 @@ export default function WebhooksPage() {
         </div>
       )}
       {mayChangeSettings && (
-        <Panel title="Add an endpoint" label="Add a webhook endpoint" onSubmit={submit} className="webhook-form">
-          <FormField label="URL">
-            <input
-              required
-              type="url"
-              value={url}
-              onChange={(e) => setUrl(e.target.value)}
-              placeholder="https://crm.example.com/atrium"
-            />
-          </FormField>
-          <CheckboxGroup
-            legend="Events"
-            legendClassName="muted"
-            lead={
-              <label className="inline">
-                <input
-                  type="checkbox"
-                  checked={types.includes("*")}
-                  onChange={() => setTypes(types.includes("*") ? [] : ["*"])}
-                />
-                All events
-              </label>
-            }
-            listClassName="webhook-events"
-            choices={WEBHOOK_EVENT_TYPES.map((type) => ({
-              value: type,
-              label: <code>{type}</code>,
-              disabled: types.includes("*"),
-            }))}
-            // "*" ticks every type; its boxes are disabled then, so only a type list is ever changed here.
-            value={types.includes("*") ? WEBHOOK_EVENT_TYPES : types}
-            onChange={setTypes}
-          />
-          <ErrorAlert error={create.error} />
-          <div>
-            <Button variant="primary" type="submit" disabled={create.isPending || types.length === 0}>
-              Add endpoint
-            </Button>
-          </div>
-        </Panel>
+        <AddEndpointPanel
+          onCreated={(created) => {
+            setSecret(created);
+            void refresh();
+          }}
+        />
       )}
       {mayChangeSettings && (
         <Panel>
@@ -218,32 +171,86 @@ function readable(text: string): string {
   }
 }
 
+/** A new endpoint: its URL and the events it receives (every event unless chosen). */
+function AddEndpointPanel({ onCreated }: { onCreated: (created: { url: string; secret: string }) => void }) {
+  const trpc = useTRPC();
+  const form = useZodForm(CreateWebhookEndpointInput, { defaultValues: { url: "", eventTypes: ["*"] } });
+  const [types, setTypes] = useFieldValue(form, "eventTypes");
+  const create = useMutation(
+    trpc.webhooks.create.mutationOptions({
+      onSuccess: (created) => {
+        onCreated({ url: created.endpoint.url, secret: created.secret });
+        form.resetField("url");
+      },
+    }),
+  );
+  const submit = form.handleSubmit((input) => create.mutate(input));
+  return (
+    <Panel
+      title="Add an endpoint"
+      label="Add a webhook endpoint"
+      onSubmit={(event) => void submit(event)}
+      className="webhook-form"
+    >
+      <FormField label="URL" error={fieldProblem(form, "url")}>
+        <input required type="url" placeholder="https://crm.example.com/atrium" {...form.register("url")} />
+      </FormField>
+      <CheckboxGroup
+        legend="Events"
+        legendClassName="muted"
+        lead={
+          <label className="inline">
+            <input
+              type="checkbox"
+              checked={types.includes("*")}
+              onChange={() => setTypes(types.includes("*") ? [] : ["*"])}
+            />
+            All events
+          </label>
+        }
+        listClassName="webhook-events"
+        choices={WEBHOOK_EVENT_TYPES.map((type) => ({
+          value: type,
+          label: <code>{type}</code>,
+          disabled: types.includes("*"),
+        }))}
+        // "*" ticks every type; its boxes are disabled then, so only a type list is ever changed here.
+        value={types.includes("*") ? WEBHOOK_EVENT_TYPES : types}
+        onChange={setTypes}
+      />
+      <ErrorAlert error={create.error} />
+      <div>
+        <Button variant="primary" type="submit" disabled={create.isPending || types.length === 0}>
+          Add endpoint
+        </Button>
+      </div>
+    </Panel>
+  );
+}
+
+/** The test form's field of the API's input (the endpoint is the row's). */
+const TestEventFields = SendWebhookTestEventInput.omit({ id: true });
+
 /** Sends a signed ping (or an event type's sample) now, and shows what went and what came back. */
 function TestEvent({ endpointId, url }: { endpointId: string; url: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [type, setType] = useState<(typeof TEST_EVENT_TYPES)[number]>("ping");
+  const form = useZodForm(TestEventFields, { defaultValues: { type: "ping" } });
   const send = useMutation(
     trpc.webhooks.sendTest.mutationOptions({
       onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.webhooks.deliveries.queryKey() }),
     }),
   );
+  const submit = form.handleSubmit((input) => send.mutate({ id: endpointId, ...input }));
   const result = send.data;
   const answered = result?.response;
   return (
     <section aria-label="Test event" className="webhook-test">
       <h3>Test event for {url}</h3>
-      <form
-        className="row"
-        onSubmit={(event) => {
-          event.preventDefault();
-          send.mutate({ id: endpointId, type });
-        }}
-      >
+      <form className="row" onSubmit={(event) => void submit(event)}>
         <FormField label="Event">
           <Select
-            value={type}
-            onChange={(e) => setType(e.target.value as typeof type)}
+            {...form.register("type")}
             options={TEST_EVENT_TYPES.map((name) => ({
               value: name,
               label: name === "ping" ? "ping (a test event)" : `${name} (sample data)`,

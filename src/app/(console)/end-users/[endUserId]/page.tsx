@@ -1,17 +1,20 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useParams, useRouter } from "next/navigation";
-import { useState, type FormEvent } from "react";
+import type { ReactNode } from "react";
 import {
   ConfirmButton,
   DataTable,
   ErrorAlert,
+  type Column,
   LoadMore,
   PageHeader,
   Panel,
   RecentActivity,
   Select,
+  useFieldValue,
   useMay,
+  useZodForm,
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { EndUserDataPanel } from "@/components/provisioning/end-user-data-panel";
@@ -21,6 +24,7 @@ import { CreditLedgerPanel } from "@/components/provisioning/credit-ledger-panel
 import { GrantsPanel } from "@/components/provisioning/grants-panel";
 import { ScopedUsage } from "@/components/usage/scoped-usage";
 import { useTierPlans } from "@/components/provisioning/use-lists";
+import { ProvisionEndUserInput, type SubscriptionDetail } from "@/schemas/provisioning/provisioning";
 
 function when(value: string | null): string {
   return value ? new Date(value).toLocaleString() : "—";
@@ -36,7 +40,6 @@ export default function EndUserPage() {
   // Any end-user query may show what changed (the list shows revocation too).
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.endUsers.pathKey() });
 
-  const [planId, setPlanId] = useState("");
   const provision = useMutation(trpc.endUsers.provision.mutationOptions({ onSuccess: () => void refresh() }));
   const revoke = useMutation(trpc.endUsers.revoke.mutationOptions({ onSuccess: () => void refresh() }));
   const removePlan = useMutation(trpc.endUsers.removeSubscription.mutationOptions({ onSuccess: () => void refresh() }));
@@ -52,12 +55,6 @@ export default function EndUserPage() {
 
   const held = new Set(user.subscriptions.filter((s) => s.status === "active").map((s) => s.tierPlanId));
   const assignable = plans.items.filter((plan) => !plan.archived && !held.has(plan.id));
-
-  function addPlan(event: FormEvent) {
-    event.preventDefault();
-    if (user && planId) provision.mutate({ email: user.email, tierPlanIds: [planId] });
-    setPlanId("");
-  }
 
   function grantApp(appId: string, deploymentId: string | undefined) {
     if (user)
@@ -130,66 +127,17 @@ export default function EndUserPage() {
           rowTestId="subscription-row"
           empty="No plans: add one below."
           cards
-          columns={[
-            { key: "plan", header: "Plan", cell: (s) => s.tierPlanName },
-            { key: "status", header: "Status", cell: (s) => s.status },
-            {
-              key: "credits",
-              header: "Credits used",
-              nowrap: true,
-              cell: (s) => (
-                <>
-                  {s.creditsUsed} / {s.creditAllowance + s.bonusCredits}
-                  <progress
-                    max={Math.max(1, s.creditAllowance + s.bonusCredits)}
-                    value={s.creditsUsed}
-                    style={{ marginLeft: "0.5rem" }}
-                  />
-                </>
-              ),
-            },
-            { key: "resets", header: "Resets", cell: (s) => <span className="muted">{when(s.creditsResetAt)}</span> },
-            {
-              key: "by",
-              header: "Provisioned by",
-              cell: (s) => (
-                <span className="muted">
-                  {s.provisionedBy}
-                  {s.isComped ? " (comped)" : ""}
-                </span>
-              ),
-            },
-            {
-              key: "actions",
-              header: <span className="visually-hidden">Actions</span>,
-              cell: (s) =>
-                mayDelete &&
-                s.status === "active" &&
-                s.provisionedBy !== "processor" && (
-                  <ConfirmButton
-                    label="Remove"
-                    title="Remove this plan from the end user?"
-                    confirmLabel="Remove"
-                    onConfirm={() => removePlan.mutate({ endUserId, tierPlanId: s.tierPlanId })}
-                  />
-                ),
-            },
-          ]}
+          columns={subscriptionColumns(mayDelete ? (tierPlanId) => removePlan.mutate({ endUserId, tierPlanId }) : null)}
         />
         {assignable.length > 0 && (
-          <form className="row panel-footer" onSubmit={addPlan}>
-            <Select
-              aria-label="Plan to add"
-              value={planId}
-              onChange={(e) => setPlanId(e.target.value)}
-              options={assignable.map((plan) => ({ value: plan.id, label: plan.name }))}
-              placeholder="Choose a plan…"
-            />
-            <button type="submit" disabled={!planId || provision.isPending}>
-              Add plan
-            </button>
+          <AddPlanForm
+            email={user.email}
+            assignable={assignable}
+            pending={provision.isPending}
+            onAdd={(input) => provision.mutate(input)}
+          >
             <LoadMore list={plans} />
-          </form>
+          </AddPlanForm>
         )}
       </Panel>
 
@@ -217,4 +165,90 @@ export default function EndUserPage() {
       <EndUserDataPanel endUserId={endUserId} email={user.email} />
     </>
   );
+}
+
+/** One more plan for the end user: the provision input with a single plan chosen. */
+function AddPlanForm({
+  email,
+  assignable,
+  pending,
+  onAdd,
+  children,
+}: {
+  email: string;
+  assignable: { id: string; name: string }[];
+  pending: boolean;
+  onAdd: (input: ProvisionEndUserInput) => void;
+  children: ReactNode;
+}) {
+  const form = useZodForm(ProvisionEndUserInput, { defaultValues: { email, tierPlanIds: [] } });
+  const [planIds, setPlanIds] = useFieldValue(form, "tierPlanIds");
+  const submit = form.handleSubmit((input) => {
+    onAdd(input);
+    form.reset();
+  });
+  return (
+    <form className="row panel-footer" onSubmit={(event) => void submit(event)}>
+      <Select
+        aria-label="Plan to add"
+        value={planIds?.[0] ?? ""}
+        onValueChange={(id) => setPlanIds(id ? [id] : [])}
+        options={assignable.map((plan) => ({ value: plan.id, label: plan.name }))}
+        placeholder="Choose a plan…"
+      />
+      <button type="submit" disabled={!planIds?.length || pending}>
+        Add plan
+      </button>
+      {children}
+    </form>
+  );
+}
+
+/** An end user's subscriptions: plan, status, credits used of the pool, reset, who provisioned it; Remove for admins. */
+function subscriptionColumns(onRemove: ((tierPlanId: string) => void) | null): Column<SubscriptionDetail>[] {
+  return [
+    { key: "plan", header: "Plan", cell: (s) => s.tierPlanName },
+    { key: "status", header: "Status", cell: (s) => s.status },
+    {
+      key: "credits",
+      header: "Credits used",
+      nowrap: true,
+      cell: (s) => (
+        <>
+          {s.creditsUsed} / {s.creditAllowance + s.bonusCredits}
+          <progress
+            max={Math.max(1, s.creditAllowance + s.bonusCredits)}
+            value={s.creditsUsed}
+            style={{ marginLeft: "0.5rem" }}
+          />
+        </>
+      ),
+    },
+    { key: "resets", header: "Resets", cell: (s) => <span className="muted">{when(s.creditsResetAt)}</span> },
+    {
+      key: "by",
+      header: "Provisioned by",
+      cell: (s) => (
+        <span className="muted">
+          {s.provisionedBy}
+          {s.isComped ? " (comped)" : ""}
+        </span>
+      ),
+    },
+    {
+      key: "actions",
+      header: <span className="visually-hidden">Actions</span>,
+      cell: (s) =>
+        onRemove &&
+        s.status === "active" &&
+        s.provisionedBy !== "processor" && (
+          <ConfirmButton
+            label="Remove"
+            title="Remove this plan from the end user?"
+            confirmLabel="Remove"
+            onConfirm={() => onRemove(s.tierPlanId)}
+          />
+        ),
+    },
+  ];
 }

@@ -5,7 +5,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Pencil } from "lucide-react";
 import { useRouter, useSearchParams } from "next/navigation";
-import { Suspense, useState, type FormEvent } from "react";
+import { Suspense } from "react";
+import { useWatch } from "react-hook-form";
 import {
   Button,
   ConfirmButton,
@@ -15,9 +16,20 @@ import {
   notifyDone,
   PageHeader,
   Panel,
+  fieldProblem,
+  useZodForm,
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
-import { MAX_CREDITS_PER_MILLION, TYPICAL_TURN, turnCredits, type ModelPrice } from "@/schemas/org/model-prices";
+import {
+  MAX_CREDITS_PER_MILLION,
+  SetModelPriceInput,
+  TYPICAL_TURN,
+  turnCredits,
+  type ModelPrice,
+} from "@/schemas/org/model-prices";
+
+/** The price form's fields of the API's input (the model is the one being priced). */
+const PriceFields = SetModelPriceInput.omit({ modelId: true });
 
 const TYPICAL = `${TYPICAL_TURN.inputTokens.toLocaleString("en-US")} input + ${TYPICAL_TURN.outputTokens} output tokens`;
 
@@ -182,9 +194,13 @@ function PriceForm({
   onCancel: () => void;
 }) {
   const trpc = useTRPC();
-  const [input, setInput] = useState(String(price?.inputCreditsPerMillion ?? 0));
-  const [output, setOutput] = useState(String(price?.outputCreditsPerMillion ?? 0));
-  const [minimum, setMinimum] = useState(String(price?.minimumCredits ?? 1));
+  const form = useZodForm(PriceFields, {
+    defaultValues: {
+      inputCreditsPerMillion: price?.inputCreditsPerMillion ?? 0,
+      outputCreditsPerMillion: price?.outputCreditsPerMillion ?? 0,
+      minimumCredits: price?.minimumCredits ?? 1,
+    },
+  });
   const set = useMutation(
     trpc.modelPrices.set.mutationOptions({
       onSuccess: () => {
@@ -193,44 +209,39 @@ function PriceForm({
       },
     }),
   );
-  const draft = {
-    inputCreditsPerMillion: Number(input),
-    outputCreditsPerMillion: Number(output),
-    minimumCredits: Number(minimum),
-  };
-  const valid = Object.values(draft).every(
-    (value) => Number.isInteger(value) && value >= 0 && value <= MAX_CREDITS_PER_MILLION,
-  );
+  // The preview reads the numbers as typed, when the API would take them.
+  const typed = PriceFields.safeParse(useWatch({ control: form.control }));
+  const submit = form.handleSubmit((draft) => set.mutate({ modelId, ...draft }));
 
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    set.mutate({ modelId, ...draft });
-  }
-
-  const field = (value: string, change: (next: string) => void) => (
+  const field = (name: keyof typeof PriceFields.shape) => (
     <input
       type="number"
       min={0}
       max={MAX_CREDITS_PER_MILLION}
       step={1}
       required
-      value={value}
-      onChange={(e) => change(e.target.value)}
+      {...form.register(name, { valueAsNumber: true })}
     />
   );
   return (
-    <Panel title={<>Price {modelId}</>} headingId="price-title" onSubmit={submit}>
+    <Panel title={<>Price {modelId}</>} headingId="price-title" onSubmit={(event) => void submit(event)}>
       <div className="row">
-        <FormField label="Credits per 1M input tokens">{field(input, setInput)}</FormField>
-        <FormField label="Credits per 1M output tokens">{field(output, setOutput)}</FormField>
-        <FormField label="Minimum credits per run">{field(minimum, setMinimum)}</FormField>
+        <FormField label="Credits per 1M input tokens" error={fieldProblem(form, "inputCreditsPerMillion")}>
+          {field("inputCreditsPerMillion")}
+        </FormField>
+        <FormField label="Credits per 1M output tokens" error={fieldProblem(form, "outputCreditsPerMillion")}>
+          {field("outputCreditsPerMillion")}
+        </FormField>
+        <FormField label="Minimum credits per run" error={fieldProblem(form, "minimumCredits")}>
+          {field("minimumCredits")}
+        </FormField>
       </div>
       <p className="muted" data-testid="typical-turn-preview">
-        A typical turn ({TYPICAL}) costs {valid ? creditsText(turnCredits(draft)) : "—"}.
+        A typical turn ({TYPICAL}) costs {typed.success ? creditsText(turnCredits(typed.data)) : "—"}.
       </p>
       <ErrorAlert error={set.error} />
       <div className="row">
-        <Button variant="primary" type="submit" disabled={set.isPending || !valid}>
+        <Button variant="primary" type="submit" disabled={set.isPending || !typed.success}>
           Save price
         </Button>
         <button type="button" onClick={onCancel}>

@@ -7,6 +7,7 @@ import {
   AgentPatch,
   App,
   AppPatch,
+  createDraftInput,
   Flow,
   FlowPatch,
   ListItemsQuery,
@@ -21,7 +22,7 @@ import {
   type BuilderKind,
   ListVersionsOutput,
 } from "@/schemas/builder/builder";
-import { ListOrder, ListQuery, nameText, NextCursor, TimestampInput, Uuid } from "@/schemas/common";
+import { ListOrder, ListQuery, NextCursor, TimestampInput, Uuid } from "@/schemas/common";
 import type { ErrorCode } from "@/server/errors";
 import { createItem, deleteItem, getDraft, getLive } from "@/server/services/builder/builder";
 import { listItems } from "@/server/services/builder/builder-lists";
@@ -102,7 +103,7 @@ function builderRouter<
         errors: route.draftErrors,
         successStatus: 201,
       })
-      .input(route.patch.extend({ name: nameText }))
+      .input(createDraftInput(route.patch))
       .output(ViewOutput)
       .mutation(async ({ ctx, input }) => {
         const created = await createItem(ctx.db, ctx.actor, kind, fields(input));

@@ -1,9 +1,12 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
 import { useParams } from "next/navigation";
 import { CopyButton, DataTable, ErrorAlert, notifyDone, PageHeader, Panel, Select, useMay } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { formatFileSize } from "@/lib/file-size";
+import type { CrawlSummary } from "@/schemas/knowledge/knowledgebase";
+import type { SourceDetail } from "@/schemas/knowledge/source";
 import "@/components/knowledge/knowledge.css";
 
 function when(value: string | null): string {
@@ -14,7 +17,6 @@ function when(value: string | null): string {
 export default function SourcePage() {
   const { knowledgebaseId, sourceId } = useParams<{ knowledgebaseId: string; sourceId: string }>();
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const kb = useQuery(trpc.knowledge.get.queryOptions({ knowledgebaseId }));
   const detail = useQuery(
     trpc.knowledge.sourceDetail.queryOptions(
@@ -22,20 +24,6 @@ export default function SourcePage() {
       // Live status: poll while the source is being indexed.
       { refetchInterval: (query) => (query.state.data?.source.status === "processing" ? 1500 : false) },
     ),
-  );
-  const retry = useMutation(
-    trpc.knowledge.retrySource.mutationOptions({
-      onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.knowledge.pathKey() }),
-    }),
-  );
-  const mayWrite = useMay("write");
-  const refresh = useMutation(
-    trpc.knowledge.updateSource.mutationOptions({
-      onSuccess: ({ source }) => {
-        notifyDone(source.refresh ? `Fetched again ${source.refresh}.` : "No longer fetched again.");
-        void queryClient.invalidateQueries({ queryKey: trpc.knowledge.pathKey() });
-      },
-    }),
   );
   const back = { href: `/knowledge/${knowledgebaseId}`, label: kb.data?.name ?? "Knowledgebase" };
 
@@ -48,7 +36,8 @@ export default function SourcePage() {
     );
   const data = detail.data;
   if (!data) return <p className="muted">Loading…</p>;
-  const { source, job } = data;
+  const { source } = data;
+  const crawl = kb.data?.crawls.find((candidate) => candidate.id === source.crawlId);
   return (
     <>
       <PageHeader title={source.name} back={back}>
@@ -56,100 +45,7 @@ export default function SourcePage() {
           {source.status}
         </span>
       </PageHeader>
-      <Panel title="Status">
-        <ErrorAlert title="Indexing failed" error={source.errorMessage} testId="source-error" />
-        <dl className="source-facts">
-          <dt>Type</dt>
-          <dd>{source.type}</dd>
-          <dt>Size</dt>
-          <dd>{source.sizeBytes ? formatFileSize(source.sizeBytes) : "—"}</dd>
-          <dt>Added</dt>
-          <dd>
-            {when(source.createdAt)} <span className="muted">via {source.createdVia}</span>
-          </dd>
-          <dt>Last change</dt>
-          <dd>{when(source.updatedAt)}</dd>
-          {source.url && (
-            <>
-              <dt>URL</dt>
-              <dd className="wrap-anywhere">{source.url}</dd>
-            </>
-          )}
-          {source.url && (
-            <>
-              <dt>Kept fresh</dt>
-              <dd>
-                <Select
-                  aria-label="Kept fresh"
-                  value={source.refresh ?? ""}
-                  disabled={refresh.isPending || !mayWrite}
-                  onChange={(event) =>
-                    refresh.mutate({
-                      knowledgebaseId,
-                      sourceId,
-                      refresh:
-                        event.target.value === "daily" || event.target.value === "weekly" ? event.target.value : null,
-                    })
-                  }
-                  options={[
-                    { value: "daily", label: "Daily" },
-                    { value: "weekly", label: "Weekly" },
-                  ]}
-                  placeholder="No, fetched once"
-                />
-                {source.refresh && (
-                  <span className="muted">
-                    {" "}
-                    {source.checkedAt ? `Last fetched ${when(source.checkedAt)}` : "Not fetched yet"}
-                    {data.refreshDueAt && `, next ${when(data.refreshDueAt)}`}
-                  </span>
-                )}
-                <ErrorAlert error={refresh.error} />
-                {source.refreshError && (
-                  <div className="failure-reason">
-                    The last refresh failed (the text below is the last good one): {source.refreshError}
-                  </div>
-                )}
-              </dd>
-            </>
-          )}
-          {source.crawlId && (
-            <>
-              <dt>Crawl</dt>
-              <dd>
-                found by crawl <code>{source.crawlId}</code>
-              </dd>
-            </>
-          )}
-          <dt>Search</dt>
-          <dd>{source.disabled ? "disabled" : source.searchable ? "searchable" : "not searchable"}</dd>
-          {job && (
-            <>
-              <dt>Indexing</dt>
-              <dd data-testid="source-job">
-                {job.status} since {when(job.startedAt ?? job.queuedAt)}, attempt {job.attempts}
-                {job.chunksTotal > 0 && (
-                  <div data-testid="source-progress">
-                    <progress max={job.chunksTotal} value={job.chunksWritten} aria-label="Chunks written" />{" "}
-                    {job.chunksWritten.toLocaleString()} of {job.chunksTotal.toLocaleString()} chunks written
-                  </div>
-                )}
-                {job.lastError && <div className="failure-reason">Last attempt: {job.lastError}</div>}
-              </dd>
-            </>
-          )}
-          <dt>Id</dt>
-          <dd>
-            <code>{source.id}</code> <CopyButton text={source.id} label="Copy id" />
-          </dd>
-        </dl>
-        {source.status === "failed" && (
-          <button type="button" onClick={() => retry.mutate({ knowledgebaseId, sourceId })} disabled={retry.isPending}>
-            Retry indexing
-          </button>
-        )}
-        <ErrorAlert error={retry.error} />
-      </Panel>
+      <StatusPanel knowledgebaseId={knowledgebaseId} detail={data} crawl={crawl} />
 
       {source.refresh && (
         <Panel title="Refreshes">
@@ -172,52 +68,209 @@ export default function SourcePage() {
         </Panel>
       )}
 
-      <Panel title="Extracted text">
-        {data.textChars === 0 ? (
-          <p className="muted">
-            {source.status === "ready" ? "No text was extracted." : "The text appears here once the source is indexed."}
-          </p>
-        ) : (
+      <ExtractedTextPanel detail={data} />
+      <ChunksPanel detail={data} />
+    </>
+  );
+}
+
+/** The source's facts: type, size, when, its URL and how often it is fetched again, its crawl, its indexing. */
+function StatusPanel({
+  knowledgebaseId,
+  detail,
+  crawl,
+}: {
+  knowledgebaseId: string;
+  detail: SourceDetail;
+  /** The crawl that found it, as the knowledgebase lists it. */
+  crawl: CrawlSummary | undefined;
+}) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const { source, job } = detail;
+  const retry = useMutation(
+    trpc.knowledge.retrySource.mutationOptions({
+      onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.knowledge.pathKey() }),
+    }),
+  );
+  return (
+    <Panel title="Status">
+      <ErrorAlert title="Indexing failed" error={source.errorMessage} testId="source-error" />
+      <dl className="source-facts">
+        <dt>Type</dt>
+        <dd>{source.type}</dd>
+        <dt>Size</dt>
+        <dd>{source.sizeBytes ? formatFileSize(source.sizeBytes) : "—"}</dd>
+        <dt>Added</dt>
+        <dd>
+          {when(source.createdAt)} <span className="muted">via {source.createdVia}</span>
+        </dd>
+        <dt>Last change</dt>
+        <dd>{when(source.updatedAt)}</dd>
+        {source.url && (
           <>
-            <p className="muted">
-              {data.textChars.toLocaleString()} characters
-              {data.text.length < data.textChars ? `; the first ${data.text.length.toLocaleString()} are shown` : ""}.
-            </p>
-            <pre className="source-text" data-testid="source-text" tabIndex={0} aria-label="Extracted text">
-              {data.text}
-            </pre>
+            <dt>URL</dt>
+            <dd className="wrap-anywhere">{source.url}</dd>
+            <dt>Kept fresh</dt>
+            <dd>
+              <KeptFresh knowledgebaseId={knowledgebaseId} detail={detail} />
+            </dd>
           </>
         )}
-      </Panel>
+        {source.crawlId && (
+          <>
+            <dt>Crawl</dt>
+            <dd className="wrap-anywhere">
+              {/* By its start URL, on the knowledgebase's page, where its pages are listed under it. */}
+              found by{" "}
+              {crawl ? <Link href={`/knowledge/${knowledgebaseId}`}>the crawl of {crawl.startUrl}</Link> : "a crawl"}
+            </dd>
+          </>
+        )}
+        <dt>Search</dt>
+        <dd>{source.disabled ? "disabled" : source.searchable ? "searchable" : "not searchable"}</dd>
+        {job && (
+          <>
+            <dt>Indexing</dt>
+            <dd data-testid="source-job">
+              {job.status} since {when(job.startedAt ?? job.queuedAt)}, attempt {job.attempts}
+              {job.chunksTotal > 0 && (
+                <div data-testid="source-progress">
+                  <progress max={job.chunksTotal} value={job.chunksWritten} aria-label="Chunks written" />{" "}
+                  {job.chunksWritten.toLocaleString()} of {job.chunksTotal.toLocaleString()} chunks written
+                </div>
+              )}
+              {job.lastError && <div className="failure-reason">Last attempt: {job.lastError}</div>}
+            </dd>
+          </>
+        )}
+        <dt>Id</dt>
+        <dd>
+          <code>{source.id}</code> <CopyButton text={source.id} label="Copy id" />
+        </dd>
+      </dl>
+      {source.status === "failed" && (
+        <button
+          type="button"
+          onClick={() => retry.mutate({ knowledgebaseId, sourceId: source.id })}
+          disabled={retry.isPending}
+        >
+          Retry indexing
+        </button>
+      )}
+      <ErrorAlert error={retry.error} />
+    </Panel>
+  );
+}
 
-      <Panel title="Chunks">
-        <p className="muted">
-          What search and agents read: {data.chunkCount} chunk{data.chunkCount === 1 ? "" : "s"}, each under the
-          headings above it
-          {data.chunks.length < data.chunkCount ? `; the first ${data.chunks.length} are shown` : ""}.
-        </p>
-        <DataTable
-          label="Chunks table"
-          rows={data.chunks}
-          rowKey={(chunk) => String(chunk.position)}
-          rowTestId="source-chunk"
-          empty={source.status === "ready" ? "No chunks." : "Chunks appear here once the source is indexed."}
-          columns={[
-            { key: "position", header: "#", nowrap: true, cell: (chunk) => chunk.position + 1 },
-            { key: "heading", header: "Under", cell: (chunk) => chunk.heading || <span className="muted">(top)</span> },
-            {
-              key: "text",
-              header: "Text",
-              cell: (chunk) => (
-                <span className="chunk-text">
-                  {chunk.text}
-                  {chunk.text.length < chunk.textChars ? "…" : ""}
-                </span>
-              ),
-            },
-          ]}
-        />
-      </Panel>
+/** How often a URL source is fetched again (members change it), when it was and will be, and a failed refresh's reason. */
+function KeptFresh({ knowledgebaseId, detail }: { knowledgebaseId: string; detail: SourceDetail }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const mayWrite = useMay("write");
+  const { source } = detail;
+  const refresh = useMutation(
+    trpc.knowledge.updateSource.mutationOptions({
+      onSuccess: ({ source: updated }) => {
+        notifyDone(updated.refresh ? `Fetched again ${updated.refresh}.` : "No longer fetched again.");
+        void queryClient.invalidateQueries({ queryKey: trpc.knowledge.pathKey() });
+      },
+    }),
+  );
+  return (
+    <>
+      <Select
+        aria-label="Kept fresh"
+        value={source.refresh ?? ""}
+        disabled={refresh.isPending || !mayWrite}
+        onChange={(event) =>
+          refresh.mutate({
+            knowledgebaseId,
+            sourceId: source.id,
+            refresh: event.target.value === "daily" || event.target.value === "weekly" ? event.target.value : null,
+          })
+        }
+        options={[
+          { value: "daily", label: "Daily" },
+          { value: "weekly", label: "Weekly" },
+        ]}
+        placeholder="No, fetched once"
+      />
+      {source.refresh && (
+        <span className="muted">
+          {" "}
+          {source.checkedAt ? `Last fetched ${when(source.checkedAt)}` : "Not fetched yet"}
+          {detail.refreshDueAt && `, next ${when(detail.refreshDueAt)}`}
+        </span>
+      )}
+      <ErrorAlert error={refresh.error} />
+      {source.refreshError && (
+        <div className="failure-reason">
+          The last refresh failed (the text below is the last good one): {source.refreshError}
+        </div>
+      )}
     </>
+  );
+}
+
+/** The text extracted from the source (its first characters when it is long). */
+function ExtractedTextPanel({ detail }: { detail: SourceDetail }) {
+  return (
+    <Panel title="Extracted text">
+      {detail.textChars === 0 ? (
+        <p className="muted">
+          {detail.source.status === "ready"
+            ? "No text was extracted."
+            : "The text appears here once the source is indexed."}
+        </p>
+      ) : (
+        <>
+          <p className="muted">
+            {detail.textChars.toLocaleString()} characters
+            {detail.text.length < detail.textChars
+              ? `; the first ${detail.text.length.toLocaleString()} are shown`
+              : ""}
+            .
+          </p>
+          <pre className="source-text" data-testid="source-text" tabIndex={0} aria-label="Extracted text">
+            {detail.text}
+          </pre>
+        </>
+      )}
+    </Panel>
+  );
+}
+
+/** The chunks search and agents read, each under the headings above it. */
+function ChunksPanel({ detail }: { detail: SourceDetail }) {
+  return (
+    <Panel title="Chunks">
+      <p className="muted">
+        What search and agents read: {detail.chunkCount} chunk{detail.chunkCount === 1 ? "" : "s"}, each under the
+        headings above it
+        {detail.chunks.length < detail.chunkCount ? `; the first ${detail.chunks.length} are shown` : ""}.
+      </p>
+      <DataTable
+        label="Chunks table"
+        rows={detail.chunks}
+        rowKey={(chunk) => String(chunk.position)}
+        rowTestId="source-chunk"
+        empty={detail.source.status === "ready" ? "No chunks." : "Chunks appear here once the source is indexed."}
+        columns={[
+          { key: "position", header: "#", nowrap: true, cell: (chunk) => chunk.position + 1 },
+          { key: "heading", header: "Under", cell: (chunk) => chunk.heading || <span className="muted">(top)</span> },
+          {
+            key: "text",
+            header: "Text",
+            cell: (chunk) => (
+              <span className="chunk-text">
+                {chunk.text}
+                {chunk.text.length < chunk.textChars ? "…" : ""}
+              </span>
+            ),
+          },
+        ]}
+      />
+    </Panel>
   );
 }
