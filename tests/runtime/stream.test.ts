@@ -3,10 +3,28 @@
 // `execution_id` in `done`; an Idempotency-Key replays a finished stream instead of running and
 // billing it again, and a key whose run still goes is 409 conflict.
 import { createParser, type EventSourceMessage } from "eventsource-parser";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+
+vi.hoisted(() => {
+  process.env.MODEL_PROVIDER_MODELS = "slow-model";
+  process.env.MODEL_PROVIDER_NAME = "testai";
+  process.env.ATRIUM_SECRET_KEY = "test-secret-key-0123456789-abcdefghijklmnop";
+  process.env.ALLOW_PRIVATE_INTEGRATION_URLS = "true";
+});
+
 import { createRestHandler } from "@/server/adapters/rest";
 import { getDb } from "@/server/db";
+import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
 import { credits, publishedApp } from "../runtime-helpers";
+
+// A provider that sends a token every 30 ms: the stream is idle between them, so it keeps alive
+// whatever the machine's speed (the built-in model alone can finish before the first read).
+let provider: FakeOpenAI;
+beforeAll(async () => {
+  provider = await startFakeOpenAI(() => "Refunds take fourteen days.", { tokenDelayMs: 30 });
+  process.env.MODEL_PROVIDER_BASE_URL = provider.baseURL;
+});
+afterAll(() => provider.close());
 
 const handler = createRestHandler({ db: getDb, streamHeartbeatMs: 1 });
 
@@ -46,7 +64,7 @@ async function read(
 
 describe("conversation streams", () => {
   it("opens with a comment, keeps alive, numbers every event, reports each member as steps and ends with done carrying the execution id", async () => {
-    const app = await publishedApp({ app: { orchestrationMode: "sequential" } });
+    const app = await publishedApp({ app: { orchestrationMode: "sequential" }, billingModel: "slow-model" });
     const response = await streamRequest(app.key, app.appId, { message: "How long do refunds take?" });
     expect(response.status).toBe(200);
     const { events, comments, firstChunk } = await read(response);
