@@ -63,7 +63,7 @@ const SEARCHES = Number(process.env.BENCH_SEARCHES ?? 400);
 interface Scenario {
   name: string;
   path: string;
-  /** Another server than Atrium's (the raw node:http baseline, the floor). */
+  /** Another server than the first Atrium process (the raw node:http baseline, the floor, a second process). */
   origin?: string;
   /** A Bearer key per connection, so the per-key limit is not what is measured. */
   authenticated: boolean;
@@ -617,7 +617,7 @@ async function onItsOwnDatabase(scenario: (databaseUrl: string) => Promise<void>
 }
 
 // ---------------------------------------------------------------------------------------------
-// `npm run bench -- --soak [--minutes=30]`: mixed load for a long while (API reads, provisioning
+// `npm run bench -- --soak [--minutes=30] [--processes=2]`: mixed load for a long while (API reads, provisioning
 // with webhook deliveries to a local receiver, conversation turns and streams, sources indexed and
 // searched) on the server `npm start` serves, API only (Next.js is never loaded, so no build is needed).
 // Every 10 s it samples the server's RSS and, from GET /api/metrics, its JS heap, external memory
@@ -667,9 +667,9 @@ function mallocArenas(pid: number): number {
   }
 }
 
-async function soakSample(pid: number, startedAt: number): Promise<SoakSample> {
-  const text = await fetch(`${base}/api/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } }).then((r) =>
-    r.text(),
+async function soakSample(origin: string, pid: number, startedAt: number): Promise<SoakSample> {
+  const text = await fetch(`${origin}/api/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } }).then(
+    (r) => r.text(),
   );
   const metric = (name: string) => Number(new RegExp(`^${name} ([0-9.e+]+)`, "m").exec(text)?.[1] ?? 0) / 2 ** 20;
   return {
@@ -691,14 +691,89 @@ async function loopUntil(until: number, step: () => Promise<unknown>, failures: 
   }
 }
 
+/** What the soak's mixed load needs on the database every server shares. */
+interface SoakTarget {
+  key: string;
+  appId: string;
+  knowledgebaseId: string;
+}
+
+/** One server's share of the mixed load, until `until`: the same mix on every process. */
+async function soakLoad(origin: string, target: SoakTarget, until: number, failures: { count: number }) {
+  let n = 0;
+  const { key, appId, knowledgebaseId } = target;
+  const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+  const asJson = (route: string, body?: unknown) =>
+    fetch(`${origin}/api/v1${route}`, {
+      method: body === undefined ? "GET" : "POST",
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }).then(async (response) => {
+      await response.arrayBuffer();
+      if (!response.ok) throw new Error(`${route}: ${response.status}`);
+    });
+  const stream = async () => {
+    const response = await fetch(`${origin}/api/v1/apps/${appId}/conversation`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ message: "How long do refunds take?", stream: true }),
+    });
+    await response.arrayBuffer();
+  };
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const seconds = Math.max(1, Math.round((until - Date.now()) / 1000));
+  const port = new URL(origin).port;
+  await Promise.all([
+    run(
+      { name: `soak: GET /models (:${port})`, origin, path: "/api/v1/models", authenticated: true, connections: 8 },
+      [key],
+      seconds,
+    ),
+    run(
+      {
+        name: `soak: POST /end-users (:${port})`,
+        origin,
+        path: "/api/v1/end-users",
+        authenticated: true,
+        connections: 4,
+        // Every fifth a known email renamed (an update), the rest new accounts.
+        body: () => ({ email: `soak-${port}-${n % 5 === 0 ? n % 50 : n}@example.com`, fullName: `Soak ${n++}` }),
+      },
+      [key],
+      seconds,
+    ),
+    ...Array.from({ length: 4 }, () =>
+      loopUntil(
+        until,
+        () => asJson(`/apps/${appId}/conversation`, { message: "Are shipping costs refunded?" }),
+        failures,
+      ),
+    ),
+    ...Array.from({ length: 2 }, () => loopUntil(until, stream, failures)),
+    loopUntil(
+      until,
+      async () => {
+        await asJson(`/knowledgebases/${knowledgebaseId}/sources`, {
+          name: `Doc ${port}-${n}`,
+          contentMarkdown: corpusDocument(n).repeat(10),
+        });
+        await asJson(`/knowledgebases/${knowledgebaseId}/search`, { query: "refund shipping", limit: 10 });
+        await pause(1000);
+      },
+      failures,
+    ),
+  ]);
+}
+
 async function soakBench(): Promise<void> {
-  const minutesArg = process.argv.find((arg) => arg.startsWith("--minutes="));
-  const minutes = Number(minutesArg?.split("=")[1] ?? process.env.BENCH_SOAK_MINUTES ?? 30);
+  const argument = (name: string) => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.split("=")[1];
+  const minutes = Number(argument("minutes") ?? process.env.BENCH_SOAK_MINUTES ?? 30);
+  const processes = Number(argument("processes") ?? 1);
   await buildServer();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "atrium-bench-"));
   chmodSync(dataDir, 0o755);
   const cluster = await startEmbeddedCluster(path.join(dataDir, "postgres"), { ephemeral: true });
-  let server: ChildProcess | undefined;
+  const servers: ChildProcess[] = [];
   const receiver = http.createServer((request, response) => {
     request.resume();
     request.on("end", () => response.writeHead(204).end());
@@ -715,113 +790,66 @@ async function soakBench(): Promise<void> {
     await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
     const receiverPort = (receiver.address() as { port: number }).port;
 
-    // The server `npm start` serves (its compiled bundle), without the launcher.
-    server = spawnBenchServer(
-      compiledServerArgs(),
-      { port: PORT, databaseUrl, dataDir },
-      {
-        METRICS_TOKEN,
-        ALLOW_PRIVATE_INTEGRATION_URLS: "true",
-        ATRIUM_SECRET_KEY: process.env.ATRIUM_SECRET_KEY ?? "bench-soak-secret-key-0123456789abcdef",
-      },
-    );
-    await waitForHealth(server, base, 60_000);
-    const pid = server.pid!;
+    // The server `npm start` serves (its compiled bundle), without the launcher; with --processes=N,
+    // N of them on consecutive ports over the one database, as a scaled-out deployment runs.
+    const origins = Array.from({ length: processes }, (_, i) => `http://127.0.0.1:${PORT + i}`);
+    for (const [i, origin] of origins.entries()) {
+      const server = spawnBenchServer(
+        compiledServerArgs(),
+        { port: PORT + i, databaseUrl, dataDir },
+        {
+          METRICS_TOKEN,
+          ALLOW_PRIVATE_INTEGRATION_URLS: "true",
+          ATRIUM_SECRET_KEY: process.env.ATRIUM_SECRET_KEY ?? "bench-soak-secret-key-0123456789abcdef",
+        },
+      );
+      servers.push(server);
+      await waitForHealth(server, origin, 60_000);
+    }
     await post(key, "/webhook-endpoints", { url: `http://127.0.0.1:${receiverPort}/hook`, eventTypes: ["*"] });
     const appId = await conversationApp(key);
     const { knowledgebase } = await post<{ knowledgebase: { id: string } }>(key, "/knowledgebases", { name: "Soak" });
+    const target = { key, appId, knowledgebaseId: knowledgebase.id };
 
     console.log(
-      `Soak: ${minutes} min of mixed load; MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? "(unset)"}; a sample every ${SOAK_SAMPLE_MS / 1000} s`,
+      `Soak: ${minutes} min of mixed load on ${processes} process(es); MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? "(unset)"}; a sample every ${SOAK_SAMPLE_MS / 1000} s`,
     );
     const startedAt = Date.now();
     const until = startedAt + minutes * 60_000;
-    const samples: SoakSample[] = [await soakSample(pid, startedAt)];
-    const print = (s: SoakSample) =>
-      console.log(
-        `  ${s.seconds.toFixed(0).padStart(5)} s  RSS ${s.rssMb.toFixed(1)} MB  heap ${s.heapUsedMb.toFixed(1)} MB  external ${s.externalMb.toFixed(1)} MB  arrayBuffers ${s.arrayBuffersMb.toFixed(1)} MB  malloc arenas ${s.arenas}`,
-      );
-    print(samples[0]!);
-    const sampler = setInterval(() => {
-      void soakSample(pid, startedAt).then((sample) => {
-        samples.push(sample);
-        print(sample);
+    const sampleAll = () => Promise.all(servers.map((server, i) => soakSample(origins[i]!, server.pid!, startedAt)));
+    const samples: SoakSample[][] = servers.map(() => []);
+    const record = (round: SoakSample[]) =>
+      round.forEach((s, i) => {
+        samples[i]!.push(s);
+        console.log(
+          `  ${s.seconds.toFixed(0).padStart(5)} s  process ${i + 1}  RSS ${s.rssMb.toFixed(1)} MB  heap ${s.heapUsedMb.toFixed(1)} MB  external ${s.externalMb.toFixed(1)} MB  arrayBuffers ${s.arrayBuffersMb.toFixed(1)} MB  malloc arenas ${s.arenas}`,
+        );
       });
-    }, SOAK_SAMPLE_MS);
+    record(await sampleAll());
+    const sampler = setInterval(() => void sampleAll().then(record), SOAK_SAMPLE_MS);
 
     const failures = { count: 0 };
-    let n = 0;
-    const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
-    const asJson = (route: string, body?: unknown) =>
-      fetch(`${base}/api/v1${route}`, {
-        method: body === undefined ? "GET" : "POST",
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-      }).then(async (response) => {
-        await response.arrayBuffer();
-        if (!response.ok) throw new Error(`${route}: ${response.status}`);
-      });
-    const stream = async () => {
-      const response = await fetch(`${base}/api/v1/apps/${appId}/conversation`, {
-        method: "POST",
-        headers,
-        body: JSON.stringify({ message: "How long do refunds take?", stream: true }),
-      });
-      await response.arrayBuffer();
-    };
-    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-    const seconds = Math.max(1, Math.round((until - Date.now()) / 1000));
-    await Promise.all([
-      run({ name: "soak: GET /models", path: "/api/v1/models", authenticated: true, connections: 8 }, [key], seconds),
-      run(
-        {
-          name: "soak: POST /end-users",
-          path: "/api/v1/end-users",
-          authenticated: true,
-          connections: 4,
-          // Every fifth a known email renamed (an update), the rest new accounts.
-          body: () => ({ email: `soak-${n % 5 === 0 ? n % 50 : n}@example.com`, fullName: `Soak ${n++}` }),
-        },
-        [key],
-        seconds,
-      ),
-      ...Array.from({ length: 4 }, () =>
-        loopUntil(
-          until,
-          () => asJson(`/apps/${appId}/conversation`, { message: "Are shipping costs refunded?" }),
-          failures,
-        ),
-      ),
-      ...Array.from({ length: 2 }, () => loopUntil(until, stream, failures)),
-      loopUntil(
-        until,
-        async () => {
-          await asJson(`/knowledgebases/${knowledgebase.id}/sources`, {
-            name: `Doc ${n}`,
-            contentMarkdown: corpusDocument(n).repeat(10),
-          });
-          await asJson(`/knowledgebases/${knowledgebase.id}/search`, { query: "refund shipping", limit: 10 });
-          await pause(1000);
-        },
-        failures,
-      ),
-    ]);
+    await Promise.all(origins.map((origin) => soakLoad(origin, target, until, failures)));
     clearInterval(sampler);
-    samples.push(await soakSample(pid, startedAt));
-    print(samples.at(-1)!);
+    record(await sampleAll());
     // The first fifth (at least a minute's worth when there is one) is warm-up: caches and pools filling.
-    const warm = samples.filter((s) => s.seconds >= Math.min(60, (minutes * 60) / 5));
-    const slope = (value: (s: SoakSample) => number) => `${slopePerMinute(warm, value).toFixed(2)} MB/min`;
-    console.log(
-      `Soak slopes after warm-up (${warm.length} samples): RSS ${slope((s) => s.rssMb)}, heap ${slope((s) => s.heapUsedMb)}, ` +
-        `external ${slope((s) => s.externalMb)}, arrayBuffers ${slope((s) => s.arrayBuffersMb)}; ` +
-        `malloc arenas ${samples[0]!.arenas} → ${samples.at(-1)!.arenas}; failed requests ${failures.count}`,
-    );
+    for (const [i, series] of samples.entries()) {
+      const warm = series.filter((s) => s.seconds >= Math.min(60, (minutes * 60) / 5));
+      const slope = (value: (s: SoakSample) => number) => `${slopePerMinute(warm, value).toFixed(2)} MB/min`;
+      console.log(
+        `Soak slopes after warm-up, process ${i + 1} (${warm.length} samples): RSS ${slope((s) => s.rssMb)}, heap ${slope((s) => s.heapUsedMb)}, ` +
+          `external ${slope((s) => s.externalMb)}, arrayBuffers ${slope((s) => s.arrayBuffersMb)}; ` +
+          `malloc arenas ${series[0]!.arenas} → ${series.at(-1)!.arenas}`,
+      );
+    }
+    console.log(`Soak: failed requests ${failures.count}`);
   } finally {
     receiver.close();
-    if (server && server.exitCode === null && server.signalCode === null) {
-      server.kill("SIGTERM");
-      await new Promise((r) => server!.once("exit", r));
+    for (const server of servers) {
+      if (server.exitCode === null && server.signalCode === null) {
+        server.kill("SIGTERM");
+        await new Promise((r) => server.once("exit", r));
+      }
     }
     await cluster.release();
     rmSync(dataDir, { recursive: true, force: true });
