@@ -117,7 +117,9 @@ export function spawnBenchServer(
   server: BenchServer,
   extraEnv: Record<string, string | undefined> = {},
 ): ChildProcess {
-  return spawn(process.execPath, [`--max-old-space-size=${env().SERVER_HEAP_MB}`, ...args], {
+  // The heap limits `npm start` passes (package.json).
+  const heap = [`--max-old-space-size=${env().SERVER_HEAP_MB}`, `--max-semi-space-size=${env().SERVER_YOUNG_MB}`];
+  return spawn(process.execPath, [...heap, ...args], {
     stdio: ["ignore", "ignore", "inherit"],
     env: {
       ...process.env,

@@ -1,7 +1,7 @@
 // `npm start`: compiles the launcher and server when dist/server is missing or older than the
 // sources (about a second), then runs the launcher (src/cli/start.ts) in this process on node;
 // the launcher then serves HTTP from this same process. package.json's script passes the heap
-// limit (SERVER_HEAP_MB) to node, which fixes it at start-up.
+// limits (SERVER_HEAP_MB, SERVER_YOUNG_MB) to node, which fixes them at start-up.
 import { serverBuildIsStale } from "./build-server.mjs";
 
 // npm puts the `node` dependency's Node.js 24 first on the PATH; an older one means the script was

@@ -54,6 +54,12 @@ const EnvSchema = z.object({
    * up to gigabytes on a large machine before collecting; with it memory stays near what is live.
    */
   SERVER_HEAP_MB: z.coerce.number().int().min(128).default(320),
+  /**
+   * V8's semi-space size of that process (--max-semi-space-size, passed the same way): by default
+   * V8 grows the young generation to 64 MB, all of it resident once the server is busy; 8 MB keeps
+   * about 90 MB off the server's peak at no CPU cost the bench could see (BENCHMARKS.md, 2026-12-05).
+   */
+  SERVER_YOUNG_MB: z.coerce.number().int().min(1).max(64).default(8),
   /** An OpenAI-compatible endpoint (e.g. https://api.openai.com/v1) for provider models. */
   MODEL_PROVIDER_BASE_URL: z.string().url().optional(),
   MODEL_PROVIDER_API_KEY: z.string().optional(),
