@@ -153,7 +153,7 @@ describe("statements per request, once the process has seen the key", () => {
       "atrium_save_turn",
     ]);
   });
-  it("a priced turn of two calls (route, answer): the flat turn's seven, the answer's reservation, the route's cost on the lease, the settlement", async () => {
+  it("a priced turn of two calls (route, answer): the flat turn's seven and the settlement (was ten: the answer's reservation, the route's cost on the lease)", async () => {
     const server = serverProcess();
     const app = await publishedApp();
     const priced = await api("PUT", `/model-prices/${BUILTIN_MODEL_ID}`, {
@@ -175,9 +175,7 @@ describe("statements per request, once the process has seen the key", () => {
       "atrium_key_count",
       "atrium_live_app",
       "atrium_model_prices",
-      "atrium_record_leased_cost",
       "atrium_record_run_usage",
-      "atrium_reserve_run_credits",
       "atrium_retrieve",
       "atrium_save_turn",
     ]);
