@@ -14,6 +14,7 @@ import { addPerson, api, expectError, isCounterSweep, issueKey, newOrganization,
 import { email, newGroup, newPlan } from "../provisioning-helpers";
 import { newKnowledgebase, newPage } from "../knowledge-helpers";
 import { publishedApp } from "../runtime-helpers";
+import { create, publish } from "../builder-helpers";
 import { BUILTIN_MODEL_ID } from "@/server/runtime/model-types";
 
 const dbs: Db[] = [];
@@ -164,6 +165,39 @@ describe("statements per request, once the process has seen the key", () => {
     const converse = () =>
       api("POST", `/apps/${app.appId}/conversation`, {
         key: app.key,
+        handler: server.handler,
+        body: { message: "How long do refunds take?" },
+      });
+    await server.statementsOf(converse);
+    const statements = await server.statementsOf(async () => expect((await converse()).status).toBe(200));
+    expect([...statements].sort()).toEqual([
+      "atrium_charge_run_credits",
+      "atrium_give_back_credits",
+      "atrium_key_count",
+      "atrium_live_app",
+      "atrium_model_prices",
+      "atrium_record_run_usage",
+      "atrium_retrieve",
+      "atrium_save_turn",
+    ]);
+  });
+  it("a priced turn of one call (one agent, as in the metering bench): the flat turn's seven and the settlement", async () => {
+    const server = serverProcess();
+    const { key, billingAgentId } = await publishedApp();
+    const app = await create(key, "apps", {
+      name: "Billing only",
+      members: [{ id: billingAgentId, kind: "agent" }],
+      orchestrationMode: "sequential",
+    });
+    await publish(key, "apps", app.id);
+    const priced = await api("PUT", `/model-prices/${BUILTIN_MODEL_ID}`, {
+      key,
+      body: { inputCreditsPerMillion: 1_000, outputCreditsPerMillion: 4_000, minimumCredits: 1 },
+    });
+    expect(priced.status).toBe(200);
+    const converse = () =>
+      api("POST", `/apps/${app.id}/conversation`, {
+        key,
         handler: server.handler,
         body: { message: "How long do refunds take?" },
       });
