@@ -14,6 +14,7 @@ import { addPerson, api, expectError, isCounterSweep, issueKey, newOrganization,
 import { email, newGroup, newPlan } from "../provisioning-helpers";
 import { newKnowledgebase, newPage } from "../knowledge-helpers";
 import { publishedApp } from "../runtime-helpers";
+import { create, publish } from "../builder-helpers";
 import { BUILTIN_MODEL_ID } from "@/server/runtime/model-types";
 
 const dbs: Db[] = [];
@@ -153,7 +154,7 @@ describe("statements per request, once the process has seen the key", () => {
       "atrium_save_turn",
     ]);
   });
-  it("a priced turn of two calls (route, answer): the flat turn's seven, the answer's reservation, the route's cost on the lease, the settlement", async () => {
+  it("a priced turn of two calls (route, answer): the flat turn's seven and the settlement (was ten: the answer's reservation, the route's cost on the lease)", async () => {
     const server = serverProcess();
     const app = await publishedApp();
     const priced = await api("PUT", `/model-prices/${BUILTIN_MODEL_ID}`, {
@@ -175,9 +176,40 @@ describe("statements per request, once the process has seen the key", () => {
       "atrium_key_count",
       "atrium_live_app",
       "atrium_model_prices",
-      "atrium_record_leased_cost",
       "atrium_record_run_usage",
-      "atrium_reserve_run_credits",
+      "atrium_retrieve",
+      "atrium_save_turn",
+    ]);
+  });
+  it("a priced turn of one call (one agent, as in the metering bench): the flat turn's seven and the settlement", async () => {
+    const server = serverProcess();
+    const { key, billingAgentId } = await publishedApp();
+    const app = await create(key, "apps", {
+      name: "Billing only",
+      members: [{ id: billingAgentId, kind: "agent" }],
+      orchestrationMode: "sequential",
+    });
+    await publish(key, "apps", app.id);
+    const priced = await api("PUT", `/model-prices/${BUILTIN_MODEL_ID}`, {
+      key,
+      body: { inputCreditsPerMillion: 1_000, outputCreditsPerMillion: 4_000, minimumCredits: 1 },
+    });
+    expect(priced.status).toBe(200);
+    const converse = () =>
+      api("POST", `/apps/${app.id}/conversation`, {
+        key,
+        handler: server.handler,
+        body: { message: "How long do refunds take?" },
+      });
+    await server.statementsOf(converse);
+    const statements = await server.statementsOf(async () => expect((await converse()).status).toBe(200));
+    expect([...statements].sort()).toEqual([
+      "atrium_charge_run_credits",
+      "atrium_give_back_credits",
+      "atrium_key_count",
+      "atrium_live_app",
+      "atrium_model_prices",
+      "atrium_record_run_usage",
       "atrium_retrieve",
       "atrium_save_turn",
     ]);

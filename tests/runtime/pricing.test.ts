@@ -4,7 +4,8 @@
 import { describe, expect, it } from "vitest";
 import { turnCredits } from "@/schemas/org/model-prices";
 import type { ModelCall } from "@/server/runtime/metering";
-import { runCharge, shareCharge, upfrontCharge, type ModelPrice } from "@/server/runtime/pricing";
+import { knownCallsOfApp } from "@/server/runtime/metering";
+import { firstReservation, runCharge, shareCharge, upfrontCharge, type ModelPrice } from "@/server/runtime/pricing";
 
 function call(model: string, inputTokens: number, outputTokens: number): ModelCall {
   return { model, provider: "p", inputTokens, outputTokens, usageReported: true, outcome: "succeeded" };
@@ -67,6 +68,48 @@ describe("upfrontCharge", () => {
     const free = new Map([["gpt", { ...gpt, minimumCredits: 0 }]]);
     expect(upfrontCharge(["gpt"], free, 1)).toBe(0);
     expect(upfrontCharge(["gpt", "atrium-offline"], free, 1)).toBe(1);
+  });
+});
+
+describe("firstReservation", () => {
+  // A call of 10 input tokens and at most 100 output: 63 credits on gpt, 110 on big.
+  it("is the dearest first call's ceiling, or the known calls' together when more (the cheapest model of each)", () => {
+    expect(firstReservation(["gpt", "big"], prices, 1, 10, 100)).toBe(110);
+    expect(firstReservation(["gpt", "big"], prices, 1, 10, 100, [["gpt"], ["gpt", "big"]])).toBe(126);
+    // An unpriced model among a call's models: that call may cost nothing.
+    expect(firstReservation(["gpt", "atrium-offline"], prices, 1, 10, 100, [["gpt"], ["gpt", "atrium-offline"]])).toBe(
+      63,
+    );
+    expect(firstReservation(["atrium-offline"], prices, 1, 10, 100, [["atrium-offline"], ["atrium-offline"]])).toBe(1);
+  });
+
+  it("knows a built-in supervisor's routing and one answer, no more when a flow may answer", () => {
+    const agent = (model: string, fallbackModels?: string[]) => ({
+      kind: "agent" as const,
+      runnable: { document: { model, fallbackModels } },
+      flows: [],
+    });
+    const flow = { kind: "flow" as const, runnable: { document: { nodes: [] } } };
+    const app = (
+      orchestrationMode: "supervisor" | "sequential",
+      members: (typeof flow | ReturnType<typeof agent>)[],
+    ) => ({
+      app: { document: { orchestrationMode } },
+      adviser: null,
+      members,
+    });
+    expect(knownCallsOfApp(app("supervisor", [agent("gpt", ["big"]), agent("atrium-offline")]))).toEqual([
+      ["atrium-offline"],
+      ["gpt", "big", "atrium-offline"],
+    ]);
+    expect(knownCallsOfApp(app("supervisor", [agent("gpt"), flow]))).toEqual([["atrium-offline"]]);
+    expect(knownCallsOfApp(app("sequential", [agent("gpt")]))).toEqual([]);
+    expect(
+      knownCallsOfApp({
+        ...app("supervisor", [agent("gpt")]),
+        adviser: { runnable: agent("gpt").runnable, flows: [] },
+      }),
+    ).toEqual([]);
   });
 });
 

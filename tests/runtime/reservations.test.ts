@@ -14,8 +14,9 @@ vi.hoisted(() => {
 
 import { getDb } from "@/server/db";
 import { RUN_LIMITS } from "@/server/runtime/limits";
+import { BUILTIN_MODEL_ID } from "@/server/runtime/model-types";
 import { RUN_LOST, settleLostRun } from "@/server/runtime/run-leases";
-import { create } from "../builder-helpers";
+import { create, publish } from "../builder-helpers";
 import { DEFAULT_FAKE_USAGE, startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
 import { api, expectError, newOrganization, type Tenant } from "../helpers";
 import { portalScenario } from "../portal/helpers";
@@ -254,6 +255,51 @@ describe("a reserved run lost with its process", () => {
       expect((await db.subscription.findFirstOrThrow({ where: { endUserId: world.endUser.id } })).creditsUsed).toBe(5);
     } finally {
       stallAfterNext = false;
+      openai.hang(false);
+    }
+  });
+
+  it("is charged its routing call when lost during the answer its charge reserved: the route's cost reached the lease on its own", async () => {
+    // The built-in supervisor routes to one priced agent: the charge reserves both calls' ceilings,
+    // so no reservation follows the routing call to carry its cost to the lease.
+    const tenant = await newOrganization({ credits: 10_000 });
+    const key = tenant.orgKey.secret;
+    const agent = await create(key, "agents", { name: "Priced helper", model: "tool-model" });
+    await publish(key, "agents", agent.id);
+    const app = await create(key, "apps", {
+      name: "Routed app",
+      members: [{ id: agent.id, kind: "agent" }],
+      orchestrationMode: "supervisor",
+    });
+    await publish(key, "apps", app.id);
+    await setPrice(key, "tool-model");
+    await setPrice(key, BUILTIN_MODEL_ID);
+    const db = getDb();
+    const organizationId = tenant.organization.id;
+    const calls = openai.requests.length;
+    openai.hang(true);
+    try {
+      const running = converse(key, app.id, { message: "How long do refunds take?" });
+      while (openai.requests.length < calls + 1) await new Promise((resolve) => setTimeout(resolve, 20));
+      let lease = await db.runLease.findFirstOrThrow({ where: { organizationId } });
+      expect((lease.charge as { amount: number }).amount).toBe(2 * RUN_LIMITS.callOutputTokens);
+      const cost = async () => (lease.charge as { cost?: number }).cost ?? 0;
+      for (let waited = 0; (await cost()) === 0 && waited < 5_000; waited += 20) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        lease = await db.runLease.findFirstOrThrow({ where: { organizationId } });
+      }
+      const routing = await cost();
+      expect(routing).toBeGreaterThan(0);
+      expect(await settleLostRun(db, lease.id, RUN_LOST, null)).toBe(true);
+      expect(await credits(tenant)).toBe(10_000 - routing);
+      expect(await db.execution.findUniqueOrThrow({ where: { id: lease.id } })).toMatchObject({
+        status: "failed",
+        credits: routing,
+      });
+      openai.hang(false);
+      await running;
+      expect(await credits(tenant)).toBe(10_000 - routing);
+    } finally {
       openai.hang(false);
     }
   });

@@ -18,12 +18,15 @@
 //
 // A run on models its organization prices (run-pricing.ts) reserves before it runs its minimum or
 // the ceiling of its first priced call (estimated input plus RUN_LIMITS.callOutputTokens, priced),
-// whichever is more, and before each priced call (tool-calling rounds included) raises its
+// or those of the calls it surely makes first (a supervisor's routing and an answer), whichever is
+// more, and before each priced call (tool-calling rounds included) raises its
 // reservation to cover every call's ceiling so far, all or nothing (insufficient_credits, and the
 // call is not made); each call's output is capped at its maximum. When it ends it is settled in
 // one statement: what its model calls cost, never more than it reserved, the rest released. Every
 // reservation and settlement updates the amount its lease records, and each recorded call the
 // cost, so a run lost with its process is charged what its recorded calls cost (run-leases.ts).
+// A call's cost goes on the lease in the turn of the event loop its call ended in: with the
+// reservation or the settlement when one follows in that turn, else in a statement of its own.
 import type { ExecutionStatus, ExecutionUsage } from "@/schemas/runs/runtime";
 import type { Db } from "@/server/db";
 import { AppError, isAppError, toAppError } from "@/server/errors";
@@ -89,8 +92,10 @@ export class BilledRun implements CallReserver {
   private repliedAnything = false;
   /** The ceilings of the priced calls made so far, in millionths of a credit. */
   private ceilingMicro = 0n;
-  /** The cost of the recorded calls as the lease last recorded it. */
+  /** The cost of the recorded calls as the lease records it (or will: `unwrittenCost`). */
   private leasedCost = 0;
+  /** The cost of the recorded calls not yet written on the lease. */
+  private unwrittenCost: number | null = null;
   /** Writes on the run's charge and lease, one after another (members may call models at once). */
   private writes: Promise<unknown> = Promise.resolve();
   private settled: { status: ExecutionStatus; credits: number; error: string | null } | null = null;
@@ -108,8 +113,9 @@ export class BilledRun implements CallReserver {
   /**
    * Charges the run (a refusal throws, and nothing runs) with its lease (runtime/run-leases.ts):
    * `lease` is what its execution says if the run is lost. `models`: those it may call, which
-   * price it when the organization prices them. The run's context tells whether it was canceled
-   * or produced anything.
+   * price it when the organization prices them; `knownCalls`: the calls it surely makes first
+   * (metering.ts, knownCallsOfApp), reserved with its charge. The run's context tells whether it
+   * was canceled or produced anything.
    */
   static async start(
     db: Db,
@@ -118,9 +124,17 @@ export class BilledRun implements CallReserver {
     credits: number,
     lease: LeasedExecution,
     models: string[] = [],
+    knownCalls: string[][] = [],
   ): Promise<BilledRun> {
     if (payer.endUserId) await assertModelsInPlans(db, payer.organizationId, payer.endUserId, models);
-    const pricing = await runPricing(db, payer.organizationId, credits, models, estimateTokens(lease.input));
+    const pricing = await runPricing(
+      db,
+      payer.organizationId,
+      credits,
+      models,
+      estimateTokens(lease.input),
+      knownCalls,
+    );
     const charge = await chargeRun(db, payer, pricing.upfront, lease, models);
     holdLease(db, lease.id);
     const billed = new BilledRun(db, ctx, charge, pricing, lease.id);
@@ -146,11 +160,36 @@ export class BilledRun implements CallReserver {
     const needed = Math.max(this.pricing.upfront, wholeCredits(this.ceilingMicro));
     await this.serially(async () => {
       if (needed <= this.charge.amount) return;
-      const charge = await reserveRunCredits(this.db, this.charge, needed, this.leaseId);
+      const cost = this.takeUnwrittenCost();
+      const charge = await this.withCost(cost, () =>
+        reserveRunCredits(this.db, this.charge, needed, this.leaseId, cost),
+      );
       if (!charge) throw new Error("The run was settled as lost while it ran.");
       this.charge = charge;
     });
     return maxOutputTokens;
+  }
+
+  /** The cost the lease does not record yet, now to be written by the caller's statement. */
+  private takeUnwrittenCost(): number | null {
+    const cost = this.unwrittenCost;
+    this.unwrittenCost = null;
+    return cost;
+  }
+
+  /** Runs a statement that writes `cost` on the lease; if it fails, the cost is still to be written. */
+  private async withCost<T>(cost: number | null, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      if (cost !== null) this.unwrittenCost ??= cost;
+      throw error;
+    }
+  }
+
+  private async writeCost(cost: number): Promise<void> {
+    const leaseId = this.leaseId;
+    if (leaseId) await this.withCost(cost, () => recordLeasedCost(this.db, leaseId, cost));
   }
 
   /** CallReserver: a call that failed before any output no longer counts toward the ceilings. */
@@ -159,16 +198,27 @@ export class BilledRun implements CallReserver {
     if (price) this.ceilingMicro -= callCeilingMicro(price, inputTokens, RUN_LIMITS.callOutputTokens);
   }
 
-  /** CallReserver: the lease records what the calls cost so far, which a lost run is charged. */
+  /**
+   * CallReserver: the lease records what the calls cost so far, which a lost run is charged:
+   * written by the next reservation or the settlement when one comes in this turn of the event
+   * loop (they often follow a call at once), else by a statement of its own (setImmediate).
+   */
   recorded(calls: readonly ModelCall[]): void {
     const leaseId = this.leaseId;
     if (!leaseId || !calls.some((call) => this.pricing.prices.has(call.model))) return;
     const cost = Math.min(settledCharge(this.pricing, calls), this.charge.amount);
     if (cost === this.leasedCost) return;
     this.leasedCost = cost;
-    this.serially(() => recordLeasedCost(this.db, leaseId, cost)).catch((error: unknown) =>
-      logger().warn({ err: error, executionId: leaseId }, "Could not record a run's cost on its lease"),
-    );
+    this.unwrittenCost = cost;
+    setImmediate(() => {
+      if (this.unwrittenCost === null) return;
+      this.serially(async () => {
+        const unwritten = this.takeUnwrittenCost();
+        if (unwritten !== null) await this.writeCost(unwritten);
+      }).catch((error: unknown) =>
+        logger().warn({ err: error, executionId: leaseId }, "Could not record a run's cost on its lease"),
+      );
+    });
   }
 
   /**
@@ -195,7 +245,10 @@ export class BilledRun implements CallReserver {
    */
   private async settleCharge(): Promise<number | null> {
     await this.writes;
-    const charge = await settleRunCharge(this.db, this.charge, this.credits, this.leaseId);
+    const cost = this.takeUnwrittenCost();
+    const charge = await this.withCost(cost, () =>
+      settleRunCharge(this.db, this.charge, this.credits, this.leaseId, cost),
+    );
     if (!charge) return null;
     this.charge = charge;
     return charge.amount;

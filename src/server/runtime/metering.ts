@@ -136,6 +136,26 @@ export function modelsOfApp(run: {
 
 type AppRunLike = Parameters<typeof modelsOfApp>[0];
 
+/**
+ * The calls an app run surely makes first, each as the models it may be made on (billed-run.ts
+ * reserves them before the run): with the built-in supervisor routing (no adviser, or one on the
+ * built-in model), its routing call, then a member agent's answer (on its model or a fallback) or,
+ * when it picks none, the supervisor's own. A flow member may answer without a model call, so an
+ * app with one is known to make only its routing call.
+ */
+export function knownCallsOfApp(run: AppRunLike): string[][] {
+  const adviser = run.adviser?.runnable.document.model ?? BUILTIN_MODEL_ID;
+  if (run.app.document.orchestrationMode !== "supervisor" || run.members.length === 0 || adviser !== BUILTIN_MODEL_ID)
+    return [];
+  const answers = run.members.flatMap((member) =>
+    member.kind === "agent"
+      ? [member.runnable.document.model, ...(member.runnable.document.fallbackModels ?? [])]
+      : [null],
+  );
+  if (answers.includes(null)) return [[adviser]];
+  return [[adviser], [...new Set([...(answers as string[]), adviser])]];
+}
+
 /** The models a draft of any kind may call (test runs and the draft preview run agents without their flows). */
 export function runnableModels(
   kind: "agent" | "flow" | "app",

@@ -85,7 +85,10 @@ export function wholeCredits(micro: bigint): number {
 
 /**
  * What a run reserves before it runs: its upfront charge, or the ceiling of a first call of
- * `inputTokens` to the dearest of its priced models when that is more.
+ * `inputTokens` to the dearest of its priced models when that is more, or the ceilings of the
+ * calls it surely makes first (`knownCalls`, each as the models it may be made on; the cheapest
+ * counts, an unpriced one as 0) when they are more together: so those calls need no reservation
+ * of their own, and a run that could not make them all is refused before it runs.
  */
 export function firstReservation(
   models: readonly string[],
@@ -93,12 +96,17 @@ export function firstReservation(
   flat: number,
   inputTokens: number,
   maxOutputTokens: number,
+  knownCalls: readonly (readonly string[])[] = [],
 ): number {
-  const ceilings = models.flatMap((model) => {
+  const ceilingOf = (model: string) => {
     const price = prices.get(model);
-    return price ? [wholeCredits(callCeilingMicro(price, inputTokens, maxOutputTokens))] : [];
-  });
-  return Math.max(upfrontCharge(models, prices, flat), ...ceilings);
+    return price ? callCeilingMicro(price, inputTokens, maxOutputTokens) : 0n;
+  };
+  const ceilings = models.flatMap((model) => (prices.has(model) ? [wholeCredits(ceilingOf(model))] : []));
+  const cheapest = (call: readonly string[]) =>
+    call.length === 0 ? 0n : call.map(ceilingOf).reduce((least, ceiling) => (ceiling < least ? ceiling : least));
+  const known = knownCalls.reduce((sum, call) => sum + cheapest(call), 0n);
+  return Math.max(upfrontCharge(models, prices, flat), ...ceilings, wholeCredits(known));
 }
 
 /**

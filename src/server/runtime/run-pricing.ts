@@ -17,7 +17,8 @@ export interface RunPricing {
 
 /**
  * Reads the organization's prices of the models a run may call (none priced: the flat price).
- * `inputTokens`: the estimated input of a run that reserves its calls' ceilings (billed-run.ts).
+ * `inputTokens`: the estimated input of a run that reserves its calls' ceilings (billed-run.ts),
+ * and `knownCalls` the calls it surely makes first (firstReservation).
  */
 export async function runPricing(
   db: Db,
@@ -25,12 +26,13 @@ export async function runPricing(
   flat: number,
   models: string[],
   inputTokens?: number,
+  knownCalls: string[][] = [],
 ): Promise<RunPricing> {
   const prices = await organizationPrices(db, organizationId);
   const upfront =
     inputTokens === undefined
       ? upfrontCharge(models, prices, flat)
-      : firstReservation(models, prices, flat, inputTokens, RUN_LIMITS.callOutputTokens);
+      : firstReservation(models, prices, flat, inputTokens, RUN_LIMITS.callOutputTokens, knownCalls);
   return { flat, upfront, prices };
 }
 

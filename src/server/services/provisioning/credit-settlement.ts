@@ -22,9 +22,14 @@ function heldLeaseSql(n: number): string {
   held as (select $${n}::uuid is null or exists (select 1 from lease) as held)`;
 }
 
-/** The lease's recorded amount moved by `delta` (an expression over `from`). */
-function leasedAmountSql(n: number, delta: string, from: string): string {
-  return `update run_leases l set charge = jsonb_set(l.charge, '{amount}', to_jsonb(coalesce((l.charge->>'amount')::int, 1) + ${delta}))
+/**
+ * The lease's recorded amount moved by `delta` (an expression over `from`), and with `$cost` (not
+ * null) what the run's recorded calls cost, which the billed run writes with its next statement
+ * instead of one of its own (runtime/billed-run.ts).
+ */
+function leasedChargeSql(n: number, delta: string, from: string, cost: number): string {
+  const moved = `jsonb_set(l.charge, '{amount}', to_jsonb(coalesce((l.charge->>'amount')::int, 1) + ${delta}))`;
+  return `update run_leases l set charge = case when $${cost}::int is null then ${moved} else jsonb_set(${moved}, '{cost}', to_jsonb($${cost}::int)) end
     from ${from} where l.id = $${n}::uuid`;
 }
 
@@ -32,9 +37,11 @@ function leasedAmountSql(n: number, delta: string, from: string): string {
  * A priced run's extra credits, taken after it ran from the organization and the pool that paid
  * its upfront charge: as much of `extra` as both can give (the run has happened; reservations,
  * which take a call's ceiling before it runs, come next). Organization row first, as in a charge.
- * Parameters: organization, extra, pool (or null), the crossing events' ($4–$12), lease (or null).
+ * Parameters: organization, extra, pool (or null), the crossing events' ($4–$12), lease (or null),
+ * the recorded calls' cost (or null).
  */
 const TAKE_EXTRA_LEASE = 4 + crossingParams("").length;
+const LEASED_COST = TAKE_EXTRA_LEASE + 1;
 const TAKE_EXTRA_SQL = `
   with no_flush as (${NO_FLUSH}), ${heldLeaseSql(TAKE_EXTRA_LEASE)},
   org as (select id, credits, credits_reference from organizations, no_flush where id = $1::uuid and (select held from held) for update of organizations),
@@ -55,15 +62,16 @@ const TAKE_EXTRA_SQL = `
   charged_org as (
     update organizations o set credits = o.credits - taken.n from taken where o.id = $1::uuid and taken.n > 0
   ),
-  leased as (${leasedAmountSql(TAKE_EXTRA_LEASE, "taken.n", "taken")} and taken.n > 0)
+  leased as (${leasedChargeSql(TAKE_EXTRA_LEASE, "taken.n", "taken", LEASED_COST)} and (taken.n > 0 or $${LEASED_COST}::int is not null))
   select coalesce((select n from taken), 0) as n, (select held from held) as held`;
 
 /**
  * A priced run's reservation raised before a model call (runtime/billed-run.ts): `$2` more credits
  * taken from the organization and the pool that paid its upfront charge, all or nothing (each
  * row is taken only when it holds them, under its lock, so concurrent runs in any process never
- * overdraw), and the lease's recorded amount raised in the same statement. Parameters:
- * organization, extra, pool (or null), the crossing events' ($4–$12), lease (or null).
+ * overdraw), and the lease's recorded amount raised in the same statement (with the recorded
+ * calls' cost, given or not). Parameters: organization, extra, pool (or null), the crossing
+ * events' ($4–$12), lease (or null), the recorded calls' cost (or null).
  */
 const RESERVE_SQL = `
   with no_flush as (${NO_FLUSH}), ${heldLeaseSql(TAKE_EXTRA_LEASE)},
@@ -83,26 +91,38 @@ const RESERVE_SQL = `
   ${poolCrossingCte(4, "pool_crossing", "$2::int", "(select ok from ok)")},
   crossing as (${organizationCrossingSql(4, "org", "$2::int", "(select ok from ok)")}),
   charged_org as (update organizations o set credits = o.credits - $2::int from org where o.id = org.id and (select ok from ok)),
-  leased as (${leasedAmountSql(TAKE_EXTRA_LEASE, "$2::int", "ok")} and ok.ok)
+  leased as (
+    ${leasedChargeSql(TAKE_EXTRA_LEASE, "case when ok.ok then $2::int else 0 end", "ok", LEASED_COST)}
+    and (ok.ok or $${LEASED_COST}::int is not null)
+  )
   select (select ok from ok) as ok, (select held from held) as held`;
 
 /**
  * Raises a leased run's charge to `credits` before a priced model call (its reservation), or
- * throws insufficient_credits and takes nothing. Answers the charge as it now stands, or null when
- * the lease is gone (the run was settled as lost meanwhile) and nothing was taken.
+ * throws insufficient_credits and takes nothing. `cost`, when given, is written on the lease as
+ * what the run's recorded calls cost, refused or not. Answers the charge as it now stands, or null
+ * when the lease is gone (the run was settled as lost meanwhile) and nothing was taken.
  */
 export async function reserveRunCredits(
   db: Db,
   charge: RunCharge,
   credits: number,
   leaseId: string | null,
+  cost: number | null = null,
 ): Promise<RunCharge | null> {
   const extra = credits - charge.amount;
   if (extra <= 0) return charge;
   const { rows } = await db.pool.query<{ ok: boolean; held: boolean }>({
     name: "atrium_reserve_run_credits",
     text: RESERVE_SQL,
-    values: [charge.organizationId, extra, chargedPool(charge), ...crossingParams(charge.organizationId), leaseId],
+    values: [
+      charge.organizationId,
+      extra,
+      chargedPool(charge),
+      ...crossingParams(charge.organizationId),
+      leaseId,
+      cost,
+    ],
   });
   if (!rows[0]?.held) return null;
   if (!rows[0].ok)
@@ -128,7 +148,8 @@ export async function recordLeasedCost(db: Db, leaseId: string, cost: number): P
 
 /**
  * Part of a priced run's charge given back (it cost less than its upfront charge), to the pool
- * that paid it and the organization. Parameters: organization, amount, pool (or null), lease (or null).
+ * that paid it and the organization. Parameters: organization, amount, pool (or null), lease (or
+ * null), the recorded calls' cost (or null).
  */
 const GIVE_BACK_SQL = `
   with no_flush as (${NO_FLUSH}), ${heldLeaseSql(4)},
@@ -137,28 +158,33 @@ const GIVE_BACK_SQL = `
     update subscriptions s set credits_used = greatest(0, s.credits_used - $2::int), updated_at = now()
     from end_users u where s.id = $3::uuid and u.id = s.end_user_id and u.organization_id = $1::uuid and exists (select 1 from org)
   ),
-  leased as (${leasedAmountSql(4, "(-$2::int)", "lease")})
+  leased as (${leasedChargeSql(4, "(-$2::int)", "lease", 5)})
   select (select held from held) as held`;
 
 /**
  * Brings a run's charge from what it took to `credits`: gives back the difference, or takes the
  * extra (as much as is left), and with `leaseId` updates what the run's lease records in the same
- * statement. Answers the charge as it now stands, or null when the lease is gone: the run was
- * settled as lost (given back what it took, recorded failed), and nothing more was taken or given.
+ * statement, with `cost` (when given) as what its recorded calls cost. Answers the charge as it
+ * now stands, or null when the lease is gone: the run was settled as lost (given back what it
+ * took, recorded failed), and nothing more was taken or given.
  */
 export async function settleRunCharge(
   db: Db,
   charge: RunCharge,
   credits: number,
   leaseId: string | null = null,
+  cost: number | null = null,
 ): Promise<RunCharge | null> {
   const difference = credits - charge.amount;
-  if (difference === 0) return charge;
+  if (difference === 0) {
+    if (leaseId && cost !== null) await recordLeasedCost(db, leaseId, cost);
+    return charge;
+  }
   if (difference < 0) {
     const { rows } = await db.pool.query<{ held: boolean }>({
       name: "atrium_give_back_credits",
       text: GIVE_BACK_SQL,
-      values: [charge.organizationId, -difference, chargedPool(charge), leaseId],
+      values: [charge.organizationId, -difference, chargedPool(charge), leaseId, cost],
     });
     if (!rows[0]?.held) return null;
     if (charge.kind === "organization") metrics().creditsRefunded.inc(-difference);
@@ -167,7 +193,14 @@ export async function settleRunCharge(
   const { rows } = await db.pool.query<{ n: number; held: boolean }>({
     name: "atrium_take_extra_credits",
     text: TAKE_EXTRA_SQL,
-    values: [charge.organizationId, difference, chargedPool(charge), ...crossingParams(charge.organizationId), leaseId],
+    values: [
+      charge.organizationId,
+      difference,
+      chargedPool(charge),
+      ...crossingParams(charge.organizationId),
+      leaseId,
+      cost,
+    ],
   });
   if (!rows[0]?.held) return null;
   const taken = rows[0].n;

@@ -13,7 +13,7 @@ import { BilledRun, RUN_CREDITS } from "@/server/runtime/billed-run";
 import { loadLiveApp } from "@/server/runtime/load";
 import type { Citation } from "@/server/runtime/citations";
 import { modelFor, type Turn } from "@/server/runtime/models";
-import { modelsOfApp } from "@/server/runtime/metering";
+import { knownCallsOfApp, modelsOfApp } from "@/server/runtime/metering";
 import { isApprovalPause, newRunContext, runApp, type RunStep } from "@/server/runtime/run";
 import { isUniqueViolation, whenDatabaseAnswers } from "@/server/runtime/database-wait";
 import type { UploadedFile } from "./attachments";
@@ -245,6 +245,7 @@ async function startTurnRun(db: Db, actor: Actor | EndUserActor, prepared: Prepa
       actor: actorLabel(actor),
     },
     modelsOfApp(app),
+    knownCallsOfApp(app),
   );
   return { ctx, billed, executionId, started };
 }

@@ -12,7 +12,7 @@ import { BilledRun, RUN_CREDITS, type RunRecord } from "@/server/runtime/billed-
 import { JsonTooDeep, jsonObjectIn } from "@/server/runtime/json-in-text";
 import { schemaProblems } from "@/server/runtime/json-schema";
 import { RUN_LIMITS, runLimitExceeded } from "@/server/runtime/limits";
-import { modelsOfApp } from "@/server/runtime/metering";
+import { knownCallsOfApp, modelsOfApp } from "@/server/runtime/metering";
 import { isApprovalPause, newRunContext, runApp } from "@/server/runtime/run";
 import { pauseForApproval } from "./approval-pause";
 import { appRunFor } from "./conversations";
@@ -68,6 +68,7 @@ async function startTransactionRun(
       actor: actorLabel(actor),
     },
     modelsOfApp(app),
+    knownCallsOfApp(app),
   );
   return { ctx, billed, executionId, started };
 }
