@@ -98,6 +98,11 @@ export async function sendFetchResponse(answer: Response, response: ServerRespon
  * leaves. A slow client's text waits in the socket's buffer, as it waited in the web stream's queue.
  */
 function writeTextSource(source: TextSource, response: ServerResponse): Promise<void> {
+  // A client gone before the first write will not close again: its stream never starts.
+  if (response.destroyed) {
+    source.cancel();
+    return Promise.resolve();
+  }
   return new Promise((resolve) => {
     response.once("close", () => {
       source.cancel();
