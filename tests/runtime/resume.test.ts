@@ -10,6 +10,7 @@ import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
 import { api, expectError, restHandler, type Handler } from "../helpers";
 import { credits, deltaText, publishedApp, readEvents, type PublishedApp } from "../runtime-helpers";
 import { validatingHandler } from "../openapi-validator";
+import { listenOnLoopback } from "../loopback-server";
 
 const REPLY = "Refunds are paid within fourteen days of the request and shipping costs are not refunded at all";
 let fake: FakeOpenAI;
@@ -163,6 +164,39 @@ describe("a run outlives its connection", () => {
     expect(rest.filter((event) => event.event === "delta").length).toBeGreaterThan(1);
     expect(await conversationExecutions(app)).toHaveLength(1);
     expect(await credits(app.tenant)).toBe(before - 1);
+  });
+
+  it("streams through our own server straight to the socket: a dropped client resumes with Last-Event-ID", async () => {
+    const server = await listenOnLoopback(0);
+    try {
+      const app = await publishedApp({ billingModel: "slow-model" });
+      const before = await credits(app.tenant);
+      const toServer = (request: Request) =>
+        fetch(`${server.base}${new URL(request.url).pathname}`, {
+          method: request.method,
+          headers: request.headers,
+          body: request.body,
+          duplex: "half",
+        } as RequestInit);
+      const first = await toServer(request(app, "POST", "/conversation", { body: ASK }));
+      expect(first.status).toBe(200);
+      expect(first.headers.get("content-type")).toMatch(/^text\/event-stream/);
+      const seen = await readEvents(first, 3);
+      const run = JSON.parse(seen[0]!.data);
+      const resumed = await toServer(
+        request(app, "GET", `/conversation/runs/${run.execution_id}/events`, {
+          headers: { "last-event-id": seen.at(-1)!.id! },
+        }),
+      );
+      const rest = await readEvents(resumed);
+      expectComplete([...seen, ...rest]);
+      // The run was still going: this process handed the resumed stream its later events.
+      expect(rest.filter((event) => event.event === "delta").length).toBeGreaterThan(1);
+      expect(await conversationExecutions(app)).toHaveLength(1);
+      expect(await credits(app.tenant)).toBe(before - 1);
+    } finally {
+      server.close();
+    }
   });
 
   it("finishes and bills a run whose only client left", async () => {

@@ -1,8 +1,10 @@
 // Server-Sent Events for app conversations. A run's events are `run` (its ids, first), `delta`,
 // `step`, then exactly one `done` or `error`, each with an `id:` (its place in the run). A stream
-// reads them from storage (services/runs/conversation-runs.ts), so the POST that started the run, a
+// sends them as stored (services/runs/conversation-runs.ts), so the POST that started the run, a
 // resume by GET or a repeated POST with its Idempotency-Key, on any process, all send the same
-// events with the same ids: from the start, or after `Last-Event-ID`. The run goes on when a
+// events with the same ids: from the start, or after `Last-Event-ID`. The first read catches up
+// from storage; after it, a stream on the run's own process is handed each stored batch, one on
+// another process reads it back when notified. The run goes on when a
 // stream's client disconnects. Headers and a comment line go out at once; proxies are told not
 // to buffer; a comment every 15 s keeps the connection open. A refusal before the run starts
 // (not_found, service_disabled, insufficient_credits …) is an ordinary JSON error response.
@@ -24,7 +26,8 @@ import {
   startConversationRun,
   type RunHooks,
 } from "@/server/services/runs/conversation-runs";
-import { isFinal } from "@/server/services/runs/run-events";
+import { isFinal, type StoredEvent } from "@/server/services/runs/run-events";
+import { eventStreamResponse, type EventSink } from "./event-stream-response";
 
 export const HEARTBEAT_MS = 15_000;
 
@@ -143,87 +146,103 @@ export function endOpenStreams(): number {
 }
 
 /**
- * Sends the run's stored events after `after`, then each new one as it is stored (woken by the
- * process's listener, runtime/run-hub.ts), until the final one or the client leaves.
+ * Sends the run's stored events after `after`, then each new one as it is stored (handed by the
+ * run when it runs in this process, else woken by the process's listener to read it back:
+ * runtime/run-hub.ts), until the final one or the client leaves.
  */
 function runStream(db: Db, run: StreamedRun, after: number, headers: Headers, options: StreamOptions): Response {
-  const encoder = new TextEncoder();
+  let stop = () => {};
+  return eventStreamResponse(
+    {
+      start(sink) {
+        stop = relayRun(db, run, after, options, sink);
+      },
+      cancel: () => stop(),
+    },
+    { status: 200, headers: streamHeaders(headers) },
+  );
+}
+
+/** Writes the run's events to `sink` from now on; the function returned stops it (the client left). */
+function relayRun(db: Db, run: StreamedRun, after: number, options: StreamOptions, sink: EventSink): () => void {
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
   const watch = watchRun(db, run.id);
   let open = true;
-  let endForShutdown = () => {};
-  const body = new ReadableStream<Uint8Array>({
-    async start(controller) {
-      endForShutdown = () => {
-        if (!open) return;
-        open = false;
-        controller.enqueue(encoder.encode(`event: error\ndata: ${JSON.stringify({ error: SHUTDOWN_EVENT })}\n\n`));
-        controller.close();
-        watch.close();
-      };
-      openStreams.add(endForShutdown);
-      controller.enqueue(encoder.encode(": run\n\n"));
-      let last = after;
-      let away = 0;
-      try {
-        await watch.ready();
-        while (open) {
-          let events: Awaited<ReturnType<typeof readRunEvents>>;
+  const endForShutdown = () => {
+    if (!open) return;
+    open = false;
+    sink.write(`event: error\ndata: ${JSON.stringify({ error: SHUTDOWN_EVENT })}\n\n`);
+    sink.close();
+    watch.close();
+  };
+  openStreams.add(endForShutdown);
+  sink.write(": run\n\n");
+  void (async () => {
+    let last = after;
+    let away = 0;
+    try {
+      await watch.ready();
+      // The first pass reads what was stored before this reader watched.
+      let events: StoredEvent[] | null = null;
+      while (open) {
+        if (events === null) {
           try {
             events = await readRunEvents(db, run, last);
             away = 0;
           } catch (error) {
             if (!isDatabaseAway(error)) throw error;
             // The run's events wait for the database too: read again once it is back.
-            controller.enqueue(encoder.encode(": waiting for the database\n\n"));
+            sink.write(": waiting for the database\n\n");
             await watch.next(Math.min(DATABASE_RETRY_MS, 100 * 2 ** ++away));
             continue;
           }
-          // One chunk per read, not per event: each chunk costs the web stream and the socket a
-          // write, and a stream that fell behind reads many events at once (issue 53).
-          if (!open) return;
-          let text = "";
-          let ended = false;
-          for (const event of events) {
-            text += format(event);
-            last = event.seq;
-            if (isFinal(event.event)) {
-              ended = true;
-              break;
-            }
-          }
-          if (text) controller.enqueue(encoder.encode(text));
-          if (ended) return;
-          // A read short of a full batch read everything stored: every later store wakes this
-          // reader (a wake while it read is kept for the next call), so it reads again only then,
-          // once per store, not once more to find nothing (issue 53: a held stream's reads).
-          if (events.length >= READ_BATCH) continue;
-          const woken = await watch.next(heartbeatMs);
-          if (!open || woken) continue;
-          controller.enqueue(encoder.encode(": keep-alive\n\n"));
-          // Nothing stored for a long while, and no run can last that long: its process died.
-          if (isAbandoned(run)) await endAbandonedRun(db, run.id, "run_lost").catch(() => {});
-          await watch.ready();
         }
-      } catch (error) {
-        if (open)
-          controller.enqueue(
-            encoder.encode(`event: error\ndata: ${JSON.stringify({ error: toAppError(error).toBody() })}\n\n`),
-          );
-      } finally {
-        openStreams.delete(endForShutdown);
-        watch.close();
-        if (open) controller.close();
-        open = false;
+        // One write per batch, not per event: each write costs the socket a syscall, and a
+        // stream that fell behind gets many events at once (issue 53).
+        if (!open) return;
+        let text = "";
+        for (const event of events) {
+          text += format(event);
+          last = event.seq;
+          if (isFinal(event.event)) {
+            sink.write(text);
+            return;
+          }
+        }
+        if (text) sink.write(text);
+        // A read of a full batch may have left more in storage.
+        if (events.length >= READ_BATCH) {
+          events = null;
+          continue;
+        }
+        // Every later store wakes this reader (a wake while it read is kept for the next call),
+        // so it waits for one: with the batch in hand when the run is this process's.
+        const woken = await watch.next(heartbeatMs);
+        if (!open) return;
+        if (woken) {
+          events = watch.take(last);
+          continue;
+        }
+        sink.write(": keep-alive\n\n");
+        // Nothing stored for a long while, and no run can last that long: its process died.
+        if (isAbandoned(run)) await endAbandonedRun(db, run.id, "run_lost").catch(() => {});
+        await watch.ready();
+        events = null;
       }
-    },
-    cancel() {
-      open = false;
+    } catch (error) {
+      if (open) sink.write(`event: error\ndata: ${JSON.stringify({ error: toAppError(error).toBody() })}\n\n`);
+    } finally {
       openStreams.delete(endForShutdown);
       watch.close();
-    },
-  });
-  return new Response(body, { status: 200, headers: streamHeaders(headers) });
+      if (open) sink.close();
+      open = false;
+    }
+  })();
+  return () => {
+    open = false;
+    openStreams.delete(endForShutdown);
+    watch.close();
+  };
 }
 
 /** A stream's headers: its type, and no caching or buffering by proxies. */

@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { publicOrigin } from "@/env";
 import apiSecurityHeaders from "@/lib/api-security-headers.json";
+import { takeTextSource, type TextSource } from "@/server/adapters/event-stream-response";
 import { textOf } from "@/server/adapters/text-response";
 
 export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = apiSecurityHeaders;
@@ -54,7 +55,8 @@ export function toFetchRequest(
 
 /**
  * Writes `answer` (plus the API's security headers) to `response`: an answer built by
- * textResponse from the text it holds, event streams flushed as they come, anything else read whole.
+ * textResponse from the text it holds, event streams flushed as they come (one built by
+ * eventStreamResponse without its web stream), anything else read whole.
  */
 export async function sendFetchResponse(answer: Response, response: ServerResponse): Promise<void> {
   response.statusCode = answer.status;
@@ -75,6 +77,8 @@ export async function sendFetchResponse(answer: Response, response: ServerRespon
     return;
   }
   response.flushHeaders();
+  const source = takeTextSource(answer);
+  if (source) return writeTextSource(source, response);
   const reader = answer.body.getReader();
   // The client went away: the stream's producer learns it through the cancel.
   response.once("close", () => void reader.cancel().catch(() => {}));
@@ -87,4 +91,28 @@ export async function sendFetchResponse(answer: Response, response: ServerRespon
   } finally {
     response.end();
   }
+}
+
+/**
+ * An event stream's text written to the socket as it comes, until its source ends it or the client
+ * leaves. A slow client's text waits in the socket's buffer, as it waited in the web stream's queue.
+ */
+function writeTextSource(source: TextSource, response: ServerResponse): Promise<void> {
+  // A client gone before the first write will not close again: its stream never starts.
+  if (response.destroyed) {
+    source.cancel();
+    return Promise.resolve();
+  }
+  return new Promise((resolve) => {
+    response.once("close", () => {
+      source.cancel();
+      resolve();
+    });
+    source.start({
+      write: (text) => {
+        if (!response.destroyed) response.write(text);
+      },
+      close: () => response.end(),
+    });
+  });
 }

@@ -2,9 +2,11 @@
 // PostgreSQL connection per process LISTENs on one channel and fans each notification out to the
 // local readers of that run (woken to read its new events from conversation_run_events) and to the
 // local run a cancel is for. Writers NOTIFY in the same statement that stores the events, so a
-// reader woken always finds them. No reader polls: a reader whose wake-up was lost (the listening
-// connection dropped) reads again at its next keep-alive. docs/operations.md explains the
-// listening connection behind a transaction-mode pooler (DATABASE_LISTEN_URL).
+// reader woken always finds them. The readers on the run's own process are handed each batch
+// as it is stored instead, with nothing read back (issue 53); a reader that missed a batch reads
+// from storage. No reader polls: a reader whose wake-up was lost (the listening connection
+// dropped) reads again at its next keep-alive. docs/operations.md explains the listening
+// connection behind a transaction-mode pooler (DATABASE_LISTEN_URL).
 import pg from "pg";
 import { env } from "@/env";
 import { onCloseDb, type Db } from "@/server/db";
@@ -17,9 +19,23 @@ export function eventsPayload(runId: string): string {
   return `e ${runId}`;
 }
 
+/** A stored event of a run, as a stream sends it. */
+export interface StoredEvent {
+  seq: number;
+  event: string;
+  /** JSON text, as sent in the `data:` line. */
+  data: string;
+}
+
+/** Wakes a reader: with the batch just stored, or without (then it reads storage). */
+type Wake = (stored?: readonly StoredEvent[]) => void;
+
+/** The most events a reader keeps handed and unsent: past it, it reads them from storage. */
+const HANDED_EVENTS = 1000;
+
 interface Hub {
   db: Db;
-  readers: Map<string, Set<() => void>>;
+  readers: Map<string, Set<Wake>>;
   /** The runs this process runs, by id: what a cancel aborts. */
   owned: Map<string, AbortController>;
   client: pg.Client | null;
@@ -52,8 +68,8 @@ function dispatch(hub: Hub, payload: string): void {
   else if (!hub.owned.has(runId)) wakeReaders(hub, runId);
 }
 
-function wakeReaders(hub: Hub, runId: string): void {
-  for (const wake of hub.readers.get(runId) ?? []) wake();
+function wakeReaders(hub: Hub, runId: string, stored?: readonly StoredEvent[]): void {
+  for (const wake of hub.readers.get(runId) ?? []) wake(stored);
 }
 
 /** Starts the process's listening connection, once; after a drop, the next reader starts it again. */
@@ -97,6 +113,12 @@ export interface RunWatch {
   ready(): Promise<void>;
   /** Resolves on the next wake-up since the last call (at once if one came meanwhile), or after `ms`: true when woken. */
   next(ms: number): Promise<boolean>;
+  /**
+   * The events handed since the last call that follow `after`, in order ([] when they were all
+   * seen), or null when they are not known here (a wake-up without them, one missed, too many):
+   * then the reader reads storage.
+   */
+  take(after: number): StoredEvent[] | null;
   close(): void;
 }
 
@@ -105,7 +127,13 @@ export function watchRun(db: Db, runId: string): RunWatch {
   const hub = hubFor(db);
   let woken = false;
   let resolve: ((woken: boolean) => void) | null = null;
-  const wake = () => {
+  let handed: StoredEvent[] = [];
+  let unknown = false;
+  const wake: Wake = (stored) => {
+    if (!stored || unknown || handed.length + stored.length > HANDED_EVENTS) {
+      unknown = true;
+      handed = [];
+    } else handed.push(...stored);
     woken = true;
     resolve?.(true);
   };
@@ -130,6 +158,14 @@ export function watchRun(db: Db, runId: string): RunWatch {
         resolve = finish;
       });
     },
+    take(after) {
+      const known = !unknown;
+      const fresh = handed.filter((event) => event.seq > after);
+      handed = [];
+      unknown = false;
+      if (!known || (fresh.length > 0 && fresh[0]!.seq !== after + 1)) return null;
+      return fresh;
+    },
     close() {
       resolve?.(false);
       set.delete(wake);
@@ -147,9 +183,12 @@ export function ownRun(db: Db, runId: string, controller: AbortController): () =
   return () => hub.owned.delete(runId);
 }
 
-/** Wakes this process's readers of a run at once (the notification wakes the other processes'). */
-export function wakeRun(db: Db, runId: string): void {
-  wakeReaders(hubFor(db), runId);
+/**
+ * Wakes this process's readers of a run at once (the notification wakes the other processes'),
+ * handing them the batch just stored when there is one.
+ */
+export function wakeRun(db: Db, runId: string, stored?: readonly StoredEvent[]): void {
+  wakeReaders(hubFor(db), runId, stored);
 }
 
 /** Asks whichever process runs the run to cancel it. */

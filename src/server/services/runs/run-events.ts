@@ -4,17 +4,12 @@ import type { Db } from "@/server/db";
 import { logger } from "@/server/observability/log";
 import { isUniqueViolation, whenDatabaseAnswers } from "@/server/runtime/database-wait";
 import { RUN_LIMITS, runLimitExceeded, STORED_EVENT_OVERHEAD } from "@/server/runtime/limits";
-import { eventsPayload, RUNS_CHANNEL, wakeRun } from "@/server/runtime/run-hub";
+import { eventsPayload, RUNS_CHANNEL, wakeRun, type StoredEvent } from "@/server/runtime/run-hub";
+
+export type { StoredEvent };
 
 /** Consecutive deltas not yet stored are stored as one event up to this size. */
 const MERGED_DELTA_CHARS = 16 * 1024;
-
-export interface StoredEvent {
-  seq: number;
-  event: string;
-  /** JSON text, as sent in the `data:` line. */
-  data: string;
-}
 
 export function isFinal(event: string): boolean {
   return event === "done" || event === "error";
@@ -112,7 +107,8 @@ async function sendStores(db: Db, requests: StoreRequest[]): Promise<void> {
 
 /**
  * A run's events on their way to storage, in order: each flush stores every pending event in one
- * statement that also notifies the listening processes, and wakes this process's readers. While
+ * statement that also notifies the listening processes, then hands them to this process's
+ * readers (runtime/run-hub.ts: storage stays the record, read back only by the others). While
  * the database is away the run's events wait in order (runtime/database-wait.ts): none is
  * skipped, so the stored deltas always make the reply.
  */
@@ -153,13 +149,10 @@ export class RunRecorder {
       const first = this.seq;
       this.seq += batch.length;
       let tried = false;
-      const store = () =>
-        storeRunEvents(this.db, {
-          runId: this.runId,
-          first,
-          events: batch.map((e) => e.event),
-          data: batch.map((e) => JSON.stringify(e.data)),
-        });
+      const events = batch.map((e) => e.event);
+      const data = batch.map((e) => JSON.stringify(e.data));
+      const store = () => storeRunEvents(this.db, { runId: this.runId, first, events, data });
+      let stored: StoredEvent[] | undefined;
       try {
         await whenDatabaseAnswers("Storing a conversation run's events", async () => {
           try {
@@ -171,10 +164,11 @@ export class RunRecorder {
             throw error;
           }
         });
+        stored = events.map((event, i) => ({ seq: first + i + 1, event, data: data[i]! }));
       } catch (error) {
         logger().error({ err: error, runId: this.runId }, "Storing a conversation run's events failed");
       }
-      wakeRun(this.db, this.runId);
+      wakeRun(this.db, this.runId, stored);
     }
   }
 
