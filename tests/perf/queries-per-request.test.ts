@@ -149,7 +149,7 @@ describe("statements per request, once the process has seen the key", () => {
       "atrium_live_app",
       "atrium_model_prices",
       "atrium_record_run_usage",
-      "atrium_retrieve",
+      "atrium_retrieve_small",
       "atrium_save_turn",
     ]);
   });
@@ -178,7 +178,7 @@ describe("statements per request, once the process has seen the key", () => {
       "atrium_record_leased_cost",
       "atrium_record_run_usage",
       "atrium_reserve_run_credits",
-      "atrium_retrieve",
+      "atrium_retrieve_small",
       "atrium_save_turn",
     ]);
   });
