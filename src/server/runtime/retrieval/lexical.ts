@@ -13,8 +13,9 @@ export const DEFAULT_SQL = retrievalSql();
 const DEFAULT_SMALL_SQL = smallRetrievalSql();
 
 /**
- * Knowledgebases this process found larger than the small statement takes: asked again, they go
- * straight to the bounded one. A knowledgebase that shrank since is still ranked the same there.
+ * Knowledgebases of questions this process found one larger than the small statement takes in:
+ * asked again, they go straight to the bounded one, which ranks a small (or since shrunk)
+ * knowledgebase the same, only at its own cost.
  */
 const largeKnowledgebases = new Set<string>();
 const LARGE_KNOWLEDGEBASES_KEPT = 10_000;
