@@ -150,7 +150,7 @@ describe("statements per request, once the process has seen the key", () => {
       "atrium_live_app",
       "atrium_model_prices",
       "atrium_record_run_usage",
-      "atrium_retrieve",
+      "atrium_retrieve_small",
       "atrium_save_turn",
     ]);
   });
@@ -177,7 +177,7 @@ describe("statements per request, once the process has seen the key", () => {
       "atrium_live_app",
       "atrium_model_prices",
       "atrium_record_run_usage",
-      "atrium_retrieve",
+      "atrium_retrieve_small",
       "atrium_save_turn",
     ]);
   });
@@ -210,7 +210,7 @@ describe("statements per request, once the process has seen the key", () => {
       "atrium_live_app",
       "atrium_model_prices",
       "atrium_record_run_usage",
-      "atrium_retrieve",
+      "atrium_retrieve_small",
       "atrium_save_turn",
     ]);
   });

@@ -141,7 +141,7 @@ describe("lexical ranking", () => {
       // reranking settings; none runs the ownership check alone.
       expect(query.mock.calls.map(([config]) => (config as { name?: string }).name)).toEqual([
         "atrium_rerank_setting_providers",
-        "atrium_retrieve",
+        "atrium_retrieve_small",
       ]);
 
       query.mockClear();

@@ -38,14 +38,18 @@ function place(id: string): string {
  * gen_random_uuid()) says how many there are by where it falls, and bounds the sample below
  * (every row when there are fewer).
  */
-export function rowCounts(chunkTable: string, { exactRows, sampleRows }: CandidateBounds): string {
+export function rowCounts(
+  chunkTable: string,
+  { exactRows, sampleRows }: CandidateBounds,
+  knowledgebases = "kbs",
+): string {
   return `
     sizes as materialized (
       select k.id as kb,
         pc.n + (case when cc.n <= ${exactRows} then cc.n
           else coalesce(round(${sampleRows} / ${place("f.last")}), (select count(*) from ${chunkTable} c where c.knowledgebase_id = k.id)) end) as n,
         coalesce(f.last, 'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid) as sample_bound
-      from kbs k
+      from ${knowledgebases} k
       cross join lateral (
         select case when ${param.pages}::boolean then (select count(*) from pages p where p.knowledgebase_id = k.id and p.organization_id = ${param.organizationId}::uuid) else 0 end as n
       ) pc

@@ -67,14 +67,36 @@ export function retrievalSql(chunkTable = "source_chunks", bounds: CandidateBoun
     rowCounts(chunkTable, bounds),
     termEstimates(chunkTable, bounds),
     boundedCandidates(chunkTable, bounds),
-    matchingRows(chunkTable),
-    termWeights(),
+    matchingRows(chunkTable, "bounded"),
+    termWeights("bounded"),
     coverage(),
     rescored(chunkTable),
   ];
   return `
     with ${fragments.join(",")}
 ${results()}`;
+}
+
+/**
+ * The same ranking for knowledgebases of at most `exactRows` rows each, without the fragments
+ * that bound a large one's candidates (candidates-sql.ts): there they read nothing and change
+ * nothing (no term is estimated, no candidate picked), but a statement of twice the size costs
+ * its planning and start every call. It sizes the knowledgebases first: when one is larger it
+ * charges and searches nothing and answers `large`, and the caller runs retrievalSql().
+ */
+export function smallRetrievalSql(chunkTable = "source_chunks", bounds: CandidateBounds = CANDIDATE_BOUNDS): string {
+  const fragments = [
+    sizedScope(chunkTable, bounds),
+    questionTerms(),
+    synonymTerms(),
+    matchingRows(chunkTable, "small"),
+    termWeights("small"),
+    coverage(),
+    rescored(chunkTable),
+  ];
+  return `
+    with ${fragments.join(",")}
+${results("small")}`;
 }
 
 /**
@@ -90,6 +112,31 @@ function chargeAndScope(): string {
       select id, language::regconfig as cfg from knowledgebases
       where id = any(${param.knowledgebaseIds}::uuid[]) and organization_id = ${param.organizationId}::uuid and end_user_id is null
         and (${param.credits}::int = 0 or exists (select 1 from charge))
+    )`;
+}
+
+/**
+ * smallRetrievalSql's `scope`, `sizes`, `too_large`, `charge` and `kbs`: the organization's own
+ * knowledgebases asked for, sized before anything is charged; none is searched (and nothing
+ * charged) when one of them has more than exactRows rows.
+ */
+function sizedScope(chunkTable: string, bounds: CandidateBounds): string {
+  return `
+    scope as (
+      select id, language::regconfig as cfg from knowledgebases
+      where id = any(${param.knowledgebaseIds}::uuid[]) and organization_id = ${param.organizationId}::uuid and end_user_id is null
+    ),${rowCounts(chunkTable, bounds, "scope")},
+    too_large as (
+      select exists (select 1 from sizes where n > ${bounds.exactRows}) as yes
+    ),
+    charge as (
+      update organizations set credits = credits - ${param.credits}::int where id = ${param.organizationId}::uuid and ${param.credits}::int > 0 and credits >= ${param.credits}::int
+        and not (select yes from too_large)
+      returning 1
+    ),
+    kbs as (
+      select id, cfg from scope
+      where not (select yes from too_large) and (${param.credits}::int = 0 or exists (select 1 from charge))
     )`;
 }
 
@@ -161,20 +208,28 @@ function synonymTerms(): string {
  * the searched knowledgebases' rows by their index, never the whole table (every organization's
  * documents). Nothing else is read per row: the ranking below needs only which terms each row holds.
  */
-function matchingRows(chunkTable: string): string {
+function matchingRows(chunkTable: string, statement: "bounded" | "small"): string {
+  // Only the bounded statement has large knowledgebases, and their candidates.
+  const small = (kb: string) =>
+    statement === "bounded" ? `\n        and ${kb} not in (select kb from estimates)` : "";
+  const large = statement === "bounded" ? largeMatchingRows(chunkTable) : "";
   return `
     matches as materialized (
       select 'page' as kind, p.id as row_id, p.id, a.kb, 0 as position, least(octet_length(p.markdown), ${PAGE_CHARS}) as chars,
         case when a.n = 1 then '{1}'::int[] else array(select t.term_no from terms t where t.kb = a.kb and p.tsv @@ t.tq) end as has
       from any_terms a join pages p on p.knowledgebase_id = a.kb
-      where ${param.pages}::boolean and p.knowledgebase_id = any(${param.knowledgebaseIds}::uuid[]) and p.organization_id = ${param.organizationId}::uuid and p.tsv @@ a.tq
-        and a.kb not in (select kb from estimates)
+      where ${param.pages}::boolean and p.knowledgebase_id = any(${param.knowledgebaseIds}::uuid[]) and p.organization_id = ${param.organizationId}::uuid and p.tsv @@ a.tq${small("a.kb")}
       union all
       select 'source', c.id, c.source_id, a.kb, c.position, octet_length(c.text),
         case when a.n = 1 then '{1}'::int[] else array(select t.term_no from terms t where t.kb = a.kb and c.tsv @@ t.tq) end
       from any_terms a join ${chunkTable} c on c.knowledgebase_id = a.kb
-      where ${param.sources}::boolean and c.knowledgebase_id = any(${param.knowledgebaseIds}::uuid[]) and c.tsv @@ a.tq
-        and a.kb not in (select kb from estimates)
+      where ${param.sources}::boolean and c.knowledgebase_id = any(${param.knowledgebaseIds}::uuid[]) and c.tsv @@ a.tq${small("a.kb")}${large}
+    )`;
+}
+
+/** matchingRows' rows of a large knowledgebase: its candidates. */
+function largeMatchingRows(chunkTable: string): string {
+  return `
       -- A large knowledgebase: its candidates.
       union all
       select 'page', p.id, p.id, x.kb, 0, least(octet_length(p.markdown), ${PAGE_CHARS}),
@@ -189,15 +244,19 @@ function matchingRows(chunkTable: string): string {
       join any_terms a on a.kb = x.kb
       -- The tsvector read (detoasted) once per row, not once per term.
       cross join lateral (select c.tsv || ''::tsvector as tsv offset 0) v
-      where c.knowledgebase_id = any(${param.knowledgebaseIds}::uuid[]) and (not x.opening or v.tsv @@ a.tq)
-    )`;
+      where c.knowledgebase_id = any(${param.knowledgebaseIds}::uuid[]) and (not x.opening or v.tsv @@ a.tq)`;
 }
 
 /**
  * `weighted` and `queries`: what holding each term is worth, its rarity (BM25's idf), a light
  * word's share of it, a synonym's share of its word's; and the question's tsqueries for the rescoring.
  */
-function termWeights(): string {
+function termWeights(statement: "bounded" | "small"): string {
+  // A term's rows are all counted in a small knowledgebase; a large one's may be estimated.
+  const df =
+    statement === "bounded"
+      ? "coalesce((select e.df from estimates e where e.kb = t.kb and e.term_no = t.term_no and (select yes from truncated)), sum(ts.n), 0)"
+      : "coalesce(sum(ts.n), 0)";
   return `
     -- A query has few distinct sets of terms however many rows match: document frequencies are
     -- counted from them.
@@ -211,7 +270,7 @@ function termWeights(): string {
         ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5))::float8
           * coalesce((select i.weight from intent_terms i where i.kb = t.kb and i.term_no = t.term_no), 1) as idf, d.df
       from terms t join sizes s on s.kb = t.kb
-      cross join lateral (select coalesce((select e.df from estimates e where e.kb = t.kb and e.term_no = t.term_no and (select yes from truncated)), sum(ts.n), 0) as df
+      cross join lateral (select ${df} as df
         from term_sets ts where ts.kb = t.kb and t.term_no = any(ts.has)) d
     ),
     -- What holding a term is worth: a question term its idf; a synonym synonymWeight × the smaller of its
@@ -302,8 +361,9 @@ function rescored(chunkTable: string): string {
  * row even when nothing matches, to tell whether the credits were taken and which of the
  * knowledgebases asked for are the organization's.
  */
-function results(): string {
-  return `    select (select count(*) from charge)::int as charged, array(select id::text from kbs) as found, top.*
+function results(statement: "bounded" | "small" = "bounded"): string {
+  const large = statement === "small" ? " (select yes from too_large) as large," : "";
+  return `    select (select count(*) from charge)::int as charged, array(select id::text from kbs) as found,${large} top.*
     from (select 1) as one left join (
       select kind, id::text, kb::text as "knowledgebaseId", title, heading, left(text, ${param.textChars}::int) as text,
         atrium_headline(cfg, text, all_terms, ${param.headline}::text) as snippet, score::float8 as score, row_id

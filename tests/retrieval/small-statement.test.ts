@@ -1,0 +1,95 @@
+// Issue 53: a question to small knowledgebases runs a shorter statement (smallRetrievalSql) than
+// the bounded one (retrievalSql), which must rank exactly as the bounded one does: the same
+// passages, titles, snippets and scores. A knowledgebase that is not small is handed to the bounded
+// statement, charged once.
+import { describe, expect, it } from "vitest";
+import { getDb } from "@/server/db";
+import type { RetrievalRequest } from "@/server/runtime/retrieval/hits";
+import { DEFAULT_SQL, rankLexically, type Queryable } from "@/server/runtime/retrieval/lexical";
+import { retrievalSql, smallRetrievalSql } from "@/server/runtime/retrieval/lexical-sql";
+import { createOrganization } from "@/server/services/org/organizations";
+import { listSets, loadSet } from "../../eval/retrieval/sets";
+import { newPage, tenantWithKnowledgebase } from "../knowledge-helpers";
+
+/** The pool, recording the name of each statement sent. */
+function recording(): { db: Queryable; names: (string | undefined)[] } {
+  const names: (string | undefined)[] = [];
+  const db: Queryable = {
+    query: ((config: { name?: string }) => {
+      names.push(config.name);
+      return getDb().pool.query(config as never);
+    }) as Queryable["query"],
+  };
+  return { db, names };
+}
+
+describe("the small statement", () => {
+  it(
+    "ranks an evaluation set's every question exactly as the bounded statement does",
+    { timeout: 180_000 },
+    async () => {
+      const db = getDb();
+      const set = listSets().find((candidate) => candidate.name === "council-services")!;
+      const organization = await createOrganization(db, { name: "Evaluation", credits: 1_000 });
+      const knowledgebaseId = await loadSet(db, organization.id, set);
+      // And a page, which the statement reads from its own table.
+      await db.page.create({
+        data: {
+          organizationId: organization.id,
+          knowledgebaseId,
+          title: "Council tax refunds",
+          markdown: "# Refunds\n\nA refund of council tax is paid within 14 days of the request.",
+        },
+      });
+      const small = recording();
+      const bounded = recording();
+      const requests: RetrievalRequest[] = set.questions.flatMap(({ question }) => [
+        { knowledgebaseIds: [knowledgebaseId], query: question, limit: 10, onePerSource: true },
+        { knowledgebaseIds: [knowledgebaseId], query: question, limit: 4 },
+      ]);
+      for (const request of requests) {
+        const byBounded = await rankLexically(bounded.db, organization.id, request, 0, DEFAULT_SQL, null);
+        const bySmall = await rankLexically(small.db, organization.id, request, 0, DEFAULT_SQL);
+        expect(bySmall).toEqual(byBounded);
+      }
+      expect(new Set(small.names)).toEqual(new Set(["atrium_retrieve_small"]));
+      expect(new Set(bounded.names)).toEqual(new Set(["atrium_retrieve"]));
+      // Most questions find something, pages among them: the comparison is not of empty lists.
+      const found = await Promise.all(
+        requests.map((request) => rankLexically(small.db, organization.id, request, 0, DEFAULT_SQL)),
+      );
+      expect(found.filter(({ hits }) => hits.length > 0).length).toBeGreaterThan(requests.length * 0.9);
+      expect(found.some(({ hits }) => hits.some((hit) => hit.kind === "page"))).toBe(true);
+    },
+  );
+
+  it("hands a knowledgebase that is not small to the bounded statement, charged once", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    for (let i = 0; i < 4; i++)
+      await newPage(key, kbId, { title: `Refunds ${i}`, markdown: `Refunds are paid within ${i + 10} days.` });
+    // Bounds under which four pages are a large knowledgebase.
+    const bounds = { exactRows: 3, candidateRows: 2, countedRows: 1, sampleRows: 2 };
+    const [boundedSql, smallSql] = [retrievalSql("source_chunks", bounds), smallRetrievalSql("source_chunks", bounds)];
+    const credits = async () =>
+      (await getDb().organization.findUniqueOrThrow({ where: { id: tenant.organization.id } })).credits;
+    const request: RetrievalRequest = { knowledgebaseIds: [kbId], query: "how long do refunds take", limit: 3 };
+
+    const before = await credits();
+    const expected = await rankLexically(getDb().pool, tenant.organization.id, request, 2, boundedSql, null);
+    expect(expected.charged).toBe(true);
+    expect(expected.hits).toHaveLength(2);
+    expect(await credits()).toBe(before - 2);
+
+    const asked = recording();
+    const ranked = await rankLexically(asked.db, tenant.organization.id, request, 2, boundedSql, smallSql);
+    expect(ranked).toEqual(expected);
+    expect(asked.names).toHaveLength(2);
+    expect(await credits()).toBe(before - 4);
+    // Asked again, the process goes to the bounded statement at once.
+    const again = recording();
+    expect(await rankLexically(again.db, tenant.organization.id, request, 2, boundedSql, smallSql)).toEqual(expected);
+    expect(again.names).toHaveLength(1);
+    expect(await credits()).toBe(before - 6);
+  });
+});
