@@ -135,7 +135,7 @@ describe("POST /apps/{appId}/conversation", () => {
         // The organization's model prices (issue 45).
         "atrium_model_prices",
         "atrium_record_run_usage",
-        "atrium_retrieve",
+        "atrium_retrieve_small",
         "atrium_save_turn",
       ]);
     } finally {
@@ -150,7 +150,7 @@ describe("POST /apps/{appId}/conversation", () => {
     try {
       expect((await converse(app.key, app.appId, { message: "How long do refunds take?" })).status).toBe(200);
       const statements = query.mock.calls.map(([config]) => (config as { name?: string }).name);
-      expect(statements.filter((name) => name === "atrium_retrieve")).toHaveLength(1);
+      expect(statements.filter((name) => name === "atrium_retrieve_small")).toHaveLength(1);
     } finally {
       query.mockRestore();
     }

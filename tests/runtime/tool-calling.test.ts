@@ -106,7 +106,7 @@ it("searches the agent's knowledge through search_knowledge, with the providers 
     expect(response.status).toBe(200);
     expect(response.body.reply).toContain("Refunds are paid within 14 days");
     const statements = query.mock.calls.map(([config]) => (config as { name?: string }).name);
-    expect(statements).toContain("atrium_retrieve");
+    expect(statements).toContain("atrium_retrieve_small");
     expect(statements).not.toContain("atrium_model_providers");
   } finally {
     query.mockRestore();
