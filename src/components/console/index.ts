@@ -44,7 +44,7 @@ export { CreateNamedItemPanel } from "./create-named-item";
 export { Button, buttonClass, type ButtonSize, type ButtonVariant } from "./button";
 export { CheckboxGroup, RadioGroup, type Choice } from "./choice-group";
 export { ConfirmButton, ConfirmDialog, RefusedButton } from "./confirm-dialog";
-export { CopyButton } from "./copy-button";
+export { CopyableValue, CopyButton, SecretShownOnce } from "./copy-button";
 export { DataTable, type Column } from "./data-table";
 export { ErrorAlert, errorEnvelope, refusedField } from "./error-alert";
 export { FormField } from "./form-field";

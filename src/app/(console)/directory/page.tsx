@@ -7,7 +7,8 @@ import { useState } from "react";
 import {
   Button,
   ConfirmButton,
-  CopyButton,
+  CopyableValue,
+  SecretShownOnce,
   DataTable,
   ErrorAlert,
   FormField,
@@ -56,14 +57,7 @@ export default function DirectoryPage() {
 
       <Panel title="Connection">
         <p className="muted">Tenant URL (Entra ID) or SCIM connector base URL (Okta):</p>
-        {data && (
-          <div className="row">
-            <code className="secret" data-testid="scim-url">
-              {data.scimUrl}
-            </code>
-            <CopyButton text={data.scimUrl} />
-          </div>
-        )}
+        {data && <CopyableValue value={data.scimUrl} testId="scim-url" />}
         <p className="muted">
           Secret token (Entra ID) or Bearer token (Okta):{" "}
           {hasToken
@@ -72,18 +66,9 @@ export default function DirectoryPage() {
           .
         </p>
         {secret && (
-          <div className="notice" role="status">
-            <p>Copy the token now and paste it into your identity provider: it is shown only once.</p>
-            <div className="row">
-              <code className="secret" data-testid="scim-token">
-                {secret}
-              </code>
-              <CopyButton text={secret} />
-              <button type="button" onClick={() => setSecret(null)}>
-                Done
-              </button>
-            </div>
-          </div>
+          <SecretShownOnce secret={secret} testId="scim-token" onDone={() => setSecret(null)}>
+            Copy the token now and paste it into your identity provider: it is shown only once.
+          </SecretShownOnce>
         )}
         {hasToken ? (
           <ConfirmButton

@@ -5,7 +5,7 @@ import {
   Button,
   CheckboxGroup,
   ConfirmButton,
-  CopyButton,
+  SecretShownOnce,
   DataTable,
   ErrorAlert,
   FormActions,
@@ -39,21 +39,10 @@ export default function KeysPage() {
     <>
       <PageHeader title="API keys" />
       {created && (
-        <div className="notice" role="status">
-          <p>
-            <strong>{created.name}</strong> was created. Copy its secret now: it is shown only once and cannot be
-            recovered.
-          </p>
-          <div className="row">
-            <code className="secret" data-testid="new-key-secret">
-              {created.secret}
-            </code>
-            <CopyButton text={created.secret} />
-            <button type="button" onClick={() => setCreated(null)}>
-              Done
-            </button>
-          </div>
-        </div>
+        <SecretShownOnce secret={created.secret} testId="new-key-secret" onDone={() => setCreated(null)}>
+          <strong>{created.name}</strong> was created. Copy its secret now: it is shown only once and cannot be
+          recovered.
+        </SecretShownOnce>
       )}
 
       <CreateKeyPanel

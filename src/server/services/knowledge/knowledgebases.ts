@@ -24,19 +24,19 @@ import { nameContains } from "../org/name-search";
 import { getPage } from "./pages";
 import { isoUtc } from "../support/sql-json";
 
-async function summaries(
-  db: Db,
-  rows: {
-    id: string;
-    name: string;
-    description: string;
-    language: string;
-    searchMode: string;
-    rerank: boolean;
-    createdAt: Date;
-    updatedAt: Date;
-  }[],
-): Promise<KnowledgebaseSummary[]> {
+/** A knowledgebase's own columns, its times as the query reads them (Prisma: Date; the detail's JSON: text). */
+interface KnowledgebaseColumns<Time> {
+  id: string;
+  name: string;
+  description: string;
+  language: string;
+  searchMode: string;
+  rerank: boolean;
+  createdAt: Time;
+  updatedAt: Time;
+}
+
+async function summaries(db: Db, rows: KnowledgebaseColumns<Date>[]): Promise<KnowledgebaseSummary[]> {
   const ids = rows.map((row) => row.id);
   const [sourceCounts, pageCounts] = await Promise.all([
     db.source.groupBy({ by: ["knowledgebaseId"], where: { knowledgebaseId: { in: ids } }, _count: { _all: true } }),
@@ -222,15 +222,7 @@ const KNOWLEDGEBASE_DETAIL = `
   from knowledgebases k
   where k.id = $2 and k.organization_id = $1 and k.end_user_id is null`;
 
-interface KnowledgebaseDetailRow {
-  id: string;
-  name: string;
-  description: string;
-  language: string;
-  searchMode: string;
-  rerank: boolean;
-  createdAt: string;
-  updatedAt: string;
+interface KnowledgebaseDetailRow extends KnowledgebaseColumns<string> {
   sources: Source[];
   crawls: CrawlSummary[];
   pages: IndexRow[];
