@@ -10,6 +10,7 @@ import { useTRPC } from "@/lib/trpc";
 import { SetSamlConnectionInput } from "@/schemas/identity/sso";
 import { connectionFieldOf, domainList, SignInNameFields } from "./sign-in-name-fields";
 import { MAX_LABEL_CHARS, MAX_URL_CHARS } from "@/schemas/limits";
+import { timeOrNever } from "@/lib/when";
 
 export interface SamlServiceProvider {
   entityId: string;
@@ -183,7 +184,7 @@ function MetadataRefreshState({
   } | null;
 }) {
   if (!saml?.metadataUrl) return null;
-  const readAt = saml.metadataReadAt ? new Date(saml.metadataReadAt).toLocaleString() : "never";
+  const readAt = timeOrNever(saml.metadataReadAt);
   if (!saml.metadataRefresh)
     return (
       <p className="muted" data-testid="saml-metadata-state">

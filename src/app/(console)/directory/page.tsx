@@ -20,10 +20,7 @@ import {
 import { SsoPanel } from "@/components/directory/sso-panel";
 import { useTRPC } from "@/lib/trpc";
 import { useTierPlans } from "@/components/provisioning/use-lists";
-
-function when(value: string | null): string {
-  return value ? new Date(value).toLocaleString() : "never";
-}
+import { timeOrNever } from "@/lib/when";
 
 export default function DirectoryPage() {
   const trpc = useTRPC();
@@ -61,7 +58,7 @@ export default function DirectoryPage() {
         <p className="muted">
           Secret token (Entra ID) or Bearer token (Okta):{" "}
           {hasToken
-            ? `${data!.tokens[0]!.prefix}…, created ${when(data!.tokens[0]!.createdAt)}, last used ${when(data!.tokens[0]!.lastUsedAt)}`
+            ? `${data!.tokens[0]!.prefix}…, created ${timeOrNever(data!.tokens[0]!.createdAt)}, last used ${timeOrNever(data!.tokens[0]!.lastUsedAt)}`
             : "none yet"}
           .
         </p>
@@ -130,7 +127,7 @@ export default function DirectoryPage() {
                   <span className="badge">Active</span>
                 ) : (
                   <span className="badge revoked">
-                    {user.endUser?.suspendedAt ? `Suspended ${when(user.endUser.suspendedAt)}` : "Inactive"}
+                    {user.endUser?.suspendedAt ? `Suspended ${timeOrNever(user.endUser.suspendedAt)}` : "Inactive"}
                   </span>
                 ),
             },
@@ -138,7 +135,7 @@ export default function DirectoryPage() {
               key: "synced",
               header: "Synced",
               sortValue: (user) => user.updatedAt,
-              cell: (user) => when(user.updatedAt),
+              cell: (user) => timeOrNever(user.updatedAt),
             },
           ]}
         />
@@ -172,7 +169,7 @@ export default function DirectoryPage() {
           rowKey={(event) => event.id}
           empty="Nothing yet."
           columns={[
-            { key: "when", header: "When", nowrap: true, cell: (event) => when(event.createdAt) },
+            { key: "when", header: "When", nowrap: true, cell: (event) => timeOrNever(event.createdAt) },
             { key: "request", header: "Request", cell: (event) => <code>{event.action}</code> },
             {
               key: "status",

@@ -22,10 +22,7 @@ import { useTRPC } from "@/lib/trpc";
 import { CreateApiKeyInput } from "@/schemas/identity/api-key";
 import { SCOPES } from "@/schemas/identity/auth";
 import { MAX_SHORT_NAME_CHARS } from "@/schemas/limits";
-
-function formatTime(value: string | null): string {
-  return value ? new Date(value).toLocaleString() : "never";
-}
+import { timeOrNever } from "@/lib/when";
 
 export default function KeysPage() {
   const trpc = useTRPC();
@@ -97,7 +94,7 @@ export default function KeysPage() {
               header: "Last used",
               nowrap: true,
               sortValue: (key) => key.lastUsedAt ?? "",
-              cell: (key) => <span className="muted">{formatTime(key.lastUsedAt)}</span>,
+              cell: (key) => <span className="muted">{timeOrNever(key.lastUsedAt)}</span>,
             },
             {
               key: "status",

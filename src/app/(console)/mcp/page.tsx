@@ -6,6 +6,7 @@ import { useBrowserOrigin } from "@/lib/browser";
 import { CopyableValue, CopyButton, DataTable, ErrorAlert, FormField, PageHeader, Panel } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { MCP_ROUTE, MCP_SCOPES, mcpSnippets, mcpUrl } from "@/lib/mcp-snippets";
+import { timeOrNever } from "@/lib/when";
 
 const TOOLS: [string, string][] = [
   ["list_knowledgebases, get_knowledgebase", "browse knowledgebases and their page index"],
@@ -90,11 +91,7 @@ export default function McpPage() {
                 {
                   key: "lastUsed",
                   header: "Last used",
-                  cell: (key) => (
-                    <span className="muted">
-                      {key.lastUsedAt ? new Date(key.lastUsedAt).toLocaleString() : "never"}
-                    </span>
-                  ),
+                  cell: (key) => <span className="muted">{timeOrNever(key.lastUsedAt)}</span>,
                 },
               ]}
             />
