@@ -13,7 +13,7 @@ import { recordEvent, type EventInput } from "../org/events";
 import { enqueueIndexing, wakeIndexWorker } from "@/server/jobs/indexing";
 import { applyPatch } from "./page-patches";
 import { applyPageContent } from "./pages-shared";
-import { afterCursor, CURSOR_ORDER, toPage } from "../support/pagination";
+import { oldestFirst } from "../support/pagination";
 
 type ReviewRow = Awaited<ReturnType<Db["review"]["findFirstOrThrow"]>>;
 
@@ -103,18 +103,18 @@ export const listReviews = guarded(
     nextCursor: string | null;
   }> {
     const limit = input.limit ?? 50;
-    const rows = await db.review.findMany({
-      where: {
-        organizationId: actor.organizationId,
-        status: input.status ?? "pending",
-        ...(input.kind ? { kind: input.kind } : {}),
-        ...authoredBy(input.authorId),
-        ...afterCursor(input.cursor),
-      },
-      orderBy: CURSOR_ORDER,
-      take: limit + 1,
-    });
-    const { items, nextCursor } = toPage(rows, limit);
+    const { items, nextCursor } = await oldestFirst({ limit, cursor: input.cursor }, (after, window) =>
+      db.review.findMany({
+        where: {
+          organizationId: actor.organizationId,
+          status: input.status ?? "pending",
+          ...(input.kind ? { kind: input.kind } : {}),
+          ...authoredBy(input.authorId),
+          ...after,
+        },
+        ...window,
+      }),
+    );
     return { reviews: await toReviews(db, items), nextCursor };
   },
 );

@@ -237,13 +237,7 @@ async function findSource(db: Db, actor: Actor, input: SourceRef) {
 
 export const getSource = guarded(
   { scope: "knowledge:read" },
-  async function getSource(
-    db: Db,
-    actor: Actor,
-    input: SourceRef,
-  ): Promise<{
-    source: Source;
-  }> {
+  async function getSource(db: Db, actor: Actor, input: SourceRef): Promise<{ source: Source }> {
     return { source: toSource(await findSource(db, actor, input)) };
   },
 );
@@ -352,13 +346,7 @@ export const updateSource = guarded(
 /** Runs a failed source again from the start. */
 export const retrySource = guarded(
   { scope: "knowledge:write" },
-  async function retrySource(
-    db: Db,
-    actor: Actor,
-    input: SourceRef,
-  ): Promise<{
-    source: Source;
-  }> {
+  async function retrySource(db: Db, actor: Actor, input: SourceRef): Promise<{ source: Source }> {
     const row = await findSource(db, actor, input);
     if (row.status !== "failed") {
       throw invalidRequest([
