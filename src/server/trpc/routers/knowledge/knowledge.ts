@@ -19,6 +19,7 @@ import {
   PageRevisionsOutput,
   PageWriteResult,
   PatchPageInput,
+  SavePageInput,
 } from "@/schemas/knowledge/page";
 import {
   CreateSourceInput,
@@ -30,7 +31,6 @@ import {
   SourceWriteResult,
   UploadSourceInput,
 } from "@/schemas/knowledge/source";
-import { markdownText, titleText, Uuid } from "@/schemas/common";
 import { channelOf } from "@/server/auth/actor";
 import {
   createKnowledgebase,
@@ -395,7 +395,7 @@ export const knowledgeRouter = router({
     }),
 
   savePage: memberProcedure(savePage.requirement)
-    .input(z.strictObject({ knowledgebaseId: Uuid, pageId: Uuid, title: titleText.optional(), markdown: markdownText }))
+    .input(SavePageInput)
     .output(PageWriteResult)
     .mutation(({ ctx, input }) => savePage(ctx.db, ctx.actor, input)),
 
