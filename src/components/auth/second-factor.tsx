@@ -3,7 +3,7 @@
 // page: a code step, the authenticator setup (QR code, the secret to type, the first code) and the
 // recovery codes, shown once.
 import { useMutation } from "@tanstack/react-query";
-import { Button, CopyButton, ErrorAlert, fieldProblem, FormField, PageHeader, useZodForm } from "@/components/console";
+import { Button, CopyButton, ErrorAlert, fieldProblem, FormField, useZodForm } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { MfaCodeInput } from "@/schemas/identity/mfa";
 import { MAX_MFA_CODE_CHARS } from "@/schemas/limits";
@@ -26,30 +26,6 @@ export function SecondFactorStep({ challenge, onSignedIn }: { challenge: Challen
     <CodeStep challenge={challenge.challenge} onSignedIn={onSignedIn} />
   ) : (
     <EnrollStep challenge={challenge.challenge} onSignedIn={onSignedIn} />
-  );
-}
-
-/** The sign-in page's card for that step (after a password, or after accepting an invitation). */
-export function SecondFactorCard({
-  challenge,
-  description,
-  onSignedIn,
-}: {
-  challenge: Challenge;
-  description?: string;
-  onSignedIn: () => void;
-}) {
-  return (
-    <main className="auth-page">
-      <div className="panel auth-card" aria-labelledby="second-factor-title">
-        <PageHeader
-          title={challenge.purpose === "verify" ? "Two-step verification" : "Set up two-step verification"}
-          headingId="second-factor-title"
-          description={description}
-        />
-        <SecondFactorStep challenge={challenge} onSignedIn={onSignedIn} />
-      </div>
-    </main>
   );
 }
 
