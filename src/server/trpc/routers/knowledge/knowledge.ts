@@ -52,7 +52,7 @@ import {
   retrySource,
   updateSource,
 } from "@/server/services/knowledge/sources";
-import { entityTag, ifMatchOf } from "../../entity-tags";
+import { ifMatchOf, tagged } from "../../entity-tags";
 import { memberProcedure, router, scopedProcedure } from "../../init";
 
 const TAGS = ["Knowledgebases"];
@@ -307,9 +307,7 @@ export const knowledgeRouter = router({
     .input(PageIdInput)
     .output(Page)
     .query(async ({ ctx, input }) => {
-      const page = await getPage(ctx.db, ctx.actor, input);
-      ctx.response.headers.set("ETag", entityTag(page.updatedAt));
-      return page;
+      return tagged(ctx.response, await getPage(ctx.db, ctx.actor, input));
     }),
 
   patchPage: scopedProcedure(patchPage.requirement)
