@@ -128,3 +128,8 @@ export async function askInTurn(
   if (ended === "failed" && !body) chat.setDraft((current) => current || message);
   return ended;
 }
+
+/** The composer's props that follow the turn: busy and Stop while the reply streams. */
+export function composerTurnProps(turn: ReturnType<typeof useChatTurn>) {
+  return { busy: turn.streaming, streaming: turn.streaming, onStop: () => void turn.stop(), stopping: turn.stopping };
+}

@@ -9,7 +9,7 @@ import { useTranslation } from "react-i18next";
 import { ChatComposer } from "@/components/chat/chat-composer";
 import { ChatTranscript, lastQuestion } from "@/components/chat/chat-transcript";
 import { useChatAttachments } from "@/components/chat/use-attachments";
-import { askInTurn, useChatTurn } from "@/components/chat/use-chat-turn";
+import { askInTurn, composerTurnProps, useChatTurn } from "@/components/chat/use-chat-turn";
 import { ConversationHistory } from "./conversation-history";
 import { embedSessionHeaders } from "./embed-session";
 import { OutOfCredits } from "./out-of-credits";
@@ -185,10 +185,7 @@ export function PortalChat({
               draft={draft}
               onDraft={setDraft}
               onSend={send}
-              busy={turn.streaming}
-              streaming={turn.streaming}
-              onStop={() => void turn.stop()}
-              stopping={turn.stopping}
+              {...composerTurnProps(turn)}
               blocked={
                 outOfCredits ? (
                   <OutOfCredits

@@ -7,7 +7,7 @@ import { useState, type FormEvent } from "react";
 import { ChatComposer } from "@/components/chat/chat-composer";
 import { ChatTranscript, lastQuestion } from "@/components/chat/chat-transcript";
 import { useChatAttachments } from "@/components/chat/use-attachments";
-import { askInTurn, useChatTurn } from "@/components/chat/use-chat-turn";
+import { askInTurn, composerTurnProps, useChatTurn } from "@/components/chat/use-chat-turn";
 import { useTRPC } from "@/lib/trpc";
 import { TraceDetails } from "./execution-trace";
 
@@ -119,10 +119,7 @@ export function ChatView({ appId }: { appId: string }) {
             draft={draft}
             onDraft={setDraft}
             onSend={send}
-            busy={turn.streaming}
-            streaming={turn.streaming}
-            onStop={() => void turn.stop()}
-            stopping={turn.stopping}
+            {...composerTurnProps(turn)}
             attachments={attachments}
           />
         </Panel>

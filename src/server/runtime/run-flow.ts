@@ -20,8 +20,16 @@ import {
   nodeResult,
   variableValue,
 } from "./flow-nodes";
-import { ApprovalPause, checkpoint, isApprovalPause, step, type RunContext, type Runnable } from "./run-context";
-import { answer, retrieveOnce } from "./run-calls";
+import {
+  ApprovalPause,
+  checkpoint,
+  isApprovalPause,
+  step,
+  type RunContext,
+  type Runnable,
+  type TraceEntry,
+} from "./run-context";
+import { answer, retrieveOnce, type Bound } from "./run-calls";
 
 /** A conversational message becomes a flow's inputs: the first text input gets the message. */
 export function inputsFromMessage(flow: FlowDocument, message: string): Record<string, unknown> {
