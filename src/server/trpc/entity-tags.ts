@@ -9,7 +9,7 @@ export function entityTag(updatedAt: Date | string): string {
 }
 
 /** The resource, its tag set as the response's ETag (a draft or a page read or written). */
-export function tagged<T extends { updatedAt: unknown }>(response: { headers: Headers }, resource: T): T {
+export function tagged<T extends { updatedAt?: unknown }>(response: { headers: Headers }, resource: T): T {
   response.headers.set("ETag", entityTag(resource.updatedAt as Date | string));
   return resource;
 }
