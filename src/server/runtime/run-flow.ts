@@ -54,6 +54,30 @@ interface NodeRun {
   next?: string[];
 }
 
+/** What one node's type made of it: its output, and what its trace says beside the output. */
+interface NodeOutcome {
+  output: string;
+  next?: string[];
+  note?: string;
+  passages?: string[];
+  found?: TracePassage[];
+  tokens?: Pick<TraceEntry, "inputTokens" | "outputTokens">;
+}
+
+/** How a node's type reads its data: the node, where it is (for errors), its bounds and its texts rendered. */
+interface NodeTurn {
+  ctx: RunContext;
+  doc: FlowDocument;
+  node: FlowNode;
+  scope: TemplateScope;
+  where: string;
+  label: string;
+  data: Record<string, unknown>;
+  nodeLimit: Bound;
+  tooLong: () => never;
+  text: (key: string) => string;
+}
+
 /**
  * Runs one node against the run's scope: bounded as a step, its output bounded as it is
  * produced, kept in the scope for the nodes after it and traced. `label` names a loop's body
@@ -76,99 +100,8 @@ async function runNode(
     throw runLimitExceeded("node output", where);
   };
   const text = (key: string) => render(String(data[key] ?? ""), scope, RUN_LIMITS.nodeOutputChars, tooLong);
-  let output: string;
-  let next: string[] | undefined;
-  let note: string | undefined;
-  let passages: string[] | undefined;
-  let found: TracePassage[] | undefined;
-  let tokens: Pick<TraceEntry, "inputTokens" | "outputTokens"> = {};
-  switch (node.type) {
-    case "trigger_start":
-      output = JSON.stringify(scope.inputs);
-      break;
-    case "llm": {
-      const model = await modelFor(
-        ctx.db,
-        ctx.organizationId,
-        typeof data.model === "string" ? data.model : BUILTIN_MODEL_ID,
-      );
-      const asked =
-        model.id === BUILTIN_MODEL_ID
-          ? offlineStepInput(String(data.prompt ?? ""), scope)
-          : { message: text("prompt"), knowledge: [] };
-      ({ text: output, tokens } = await answer(ctx, [model], { system: "", history: [], ...asked }, nodeLimit));
-      break;
-    }
-    case "knowledge_search": {
-      const retrieved = await retrieveOnce(ctx, [String(data.knowledgebaseId)], text("query"));
-      note = missingNote(retrieved.missing);
-      output = retrieved.passages.map((p) => `${p.title}: ${p.text}`).join("\n\n");
-      passages = retrieved.passages.map((p) => p.title);
-      (scope.passages ??= {})[node.id] = retrieved.passages;
-      found = tracePassages(retrieved.passages);
-      break;
-    }
-    case "template":
-      output = text("template");
-      break;
-    case "output":
-      output = text("value");
-      break;
-    case "condition": {
-      const branch = chooseBranch(node, where, scope);
-      output = branch.name;
-      next = branch.next;
-      note = `took branch "${branch.name}"`;
-      break;
-    }
-    case "set_variable": {
-      const { name, value } = variableValue(node, where, scope, tooLong);
-      output = show(value);
-      if (output.length > RUN_LIMITS.nodeOutputChars) tooLong();
-      (scope.vars ??= {})[name] = value;
-      break;
-    }
-    case "loop":
-      output = await runLoop(ctx, doc, node, scope, where, label);
-      break;
-    case "http_request": {
-      const http = {
-        organizationId: ctx.organizationId,
-        signal: ctx.signal,
-        findConnection: (slug: string) =>
-          ctx.db.mcpConnection.findFirst({
-            where: { organizationId: ctx.organizationId, slug },
-            select: { url: true, headersCiphertext: true },
-          }),
-      };
-      ({ output, note } = await httpRequest(http, node, where, scope, tooLong));
-      break;
-    }
-    case "code":
-      output = await codeNode(node, where, scope);
-      break;
-    case "approval": {
-      const { timeoutMinutes } = dataOf(node, "approval", where);
-      const resume = ctx.resume;
-      if (resume?.taken && !resume.passed && resume.nodeId === node.id && resume.scope === scope) {
-        // The decision this run waited for: approved, with the approver's comment as the output.
-        resume.passed = true;
-        output = resume.comment;
-        note = "approved";
-        break;
-      }
-      if (!ctx.pausable) {
-        output = "";
-        note = "not waited for: a test run or preview passes approvals";
-        break;
-      }
-      const name = typeof data.title === "string" && data.title ? data.title : node.id;
-      const snapshot = JSON.parse(JSON.stringify(scope)) as TemplateScope;
-      throw new ApprovalPause(node.id, name, text("message"), timeoutMinutes, snapshot);
-    }
-    default:
-      throw nodeFailed(node, where, `unknown node type "${node.type}"`);
-  }
+  const turn: NodeTurn = { ctx, doc, node, scope, where, label, data, nodeLimit, tooLong, text };
+  const { output, next, note, passages, found, tokens = {} } = await nodeOutcome(turn);
   checkpoint(ctx);
   if (output.length > maxOutput) tooLong();
   ctx.used.outputChars += output.length;
@@ -186,6 +119,99 @@ async function runNode(
     latencyMs: Math.round(performance.now() - nodeStarted),
   });
   return { output, next };
+}
+
+/** What the node's type does with the run's scope. */
+async function nodeOutcome(turn: NodeTurn): Promise<NodeOutcome> {
+  const { ctx, doc, node, scope, where, label, tooLong, text } = turn;
+  switch (node.type) {
+    case "trigger_start":
+      return { output: JSON.stringify(scope.inputs) };
+    case "llm":
+      return llmOutcome(turn);
+    case "knowledge_search":
+      return knowledgeSearchOutcome(turn);
+    case "template":
+      return { output: text("template") };
+    case "output":
+      return { output: text("value") };
+    case "condition": {
+      const branch = chooseBranch(node, where, scope);
+      return { output: branch.name, next: branch.next, note: `took branch "${branch.name}"` };
+    }
+    case "set_variable": {
+      const { name, value } = variableValue(node, where, scope, tooLong);
+      const output = show(value);
+      if (output.length > RUN_LIMITS.nodeOutputChars) tooLong();
+      (scope.vars ??= {})[name] = value;
+      return { output };
+    }
+    case "loop":
+      return { output: await runLoop(ctx, doc, node, scope, where, label) };
+    case "http_request": {
+      const http = {
+        organizationId: ctx.organizationId,
+        signal: ctx.signal,
+        findConnection: (slug: string) =>
+          ctx.db.mcpConnection.findFirst({
+            where: { organizationId: ctx.organizationId, slug },
+            select: { url: true, headersCiphertext: true },
+          }),
+      };
+      return httpRequest(http, node, where, scope, tooLong);
+    }
+    case "code":
+      return { output: await codeNode(node, where, scope) };
+    case "approval":
+      return approvalOutcome(turn);
+    default:
+      throw nodeFailed(node, where, `unknown node type "${node.type}"`);
+  }
+}
+
+/** A model's answer to the node's prompt (the offline model reads the step's own input). */
+async function llmOutcome({ ctx, data, scope, nodeLimit, text }: NodeTurn): Promise<NodeOutcome> {
+  const model = await modelFor(
+    ctx.db,
+    ctx.organizationId,
+    typeof data.model === "string" ? data.model : BUILTIN_MODEL_ID,
+  );
+  const asked =
+    model.id === BUILTIN_MODEL_ID
+      ? offlineStepInput(String(data.prompt ?? ""), scope)
+      : { message: text("prompt"), knowledge: [] };
+  const { text: output, tokens } = await answer(ctx, [model], { system: "", history: [], ...asked }, nodeLimit);
+  return { output, tokens };
+}
+
+/** The passages the node's query finds, kept in the scope for the nodes after it. */
+async function knowledgeSearchOutcome({ ctx, node, data, scope, text }: NodeTurn): Promise<NodeOutcome> {
+  const retrieved = await retrieveOnce(ctx, [String(data.knowledgebaseId)], text("query"));
+  (scope.passages ??= {})[node.id] = retrieved.passages;
+  return {
+    note: missingNote(retrieved.missing),
+    output: retrieved.passages.map((p) => `${p.title}: ${p.text}`).join("\n\n"),
+    passages: retrieved.passages.map((p) => p.title),
+    found: tracePassages(retrieved.passages),
+  };
+}
+
+/**
+ * An approval: the decision a continued run waited for gives the approver's comment; a run that
+ * cannot pause passes it; any other run pauses here (ApprovalPause) with its scope.
+ */
+function approvalOutcome({ ctx, node, data, scope, where, text }: NodeTurn): NodeOutcome {
+  const { timeoutMinutes } = dataOf(node, "approval", where);
+  const resume = ctx.resume;
+  if (resume?.taken && !resume.passed && resume.nodeId === node.id && resume.scope === scope) {
+    // The decision this run waited for: approved, with the approver's comment as the output.
+    resume.passed = true;
+    return { output: resume.comment, note: "approved" };
+  }
+  if (!ctx.pausable) return { output: "", note: "not waited for: a test run or preview passes approvals" };
+  const name = typeof data.title === "string" && data.title ? data.title : node.id;
+  const snapshot = JSON.parse(JSON.stringify(scope)) as TemplateScope;
+  throw new ApprovalPause(node.id, name, text("message"), timeoutMinutes, snapshot);
 }
 
 /**
