@@ -42,7 +42,6 @@ const PUBLIC_PROCEDURES = [
 const UNGUARDED: Record<string, string> = {
   "runs/executions.recordExecution": "records a run for the guarded service that started it",
   "support/knowledge-access.findKnowledgebase": "a lookup the guarded knowledge services share",
-  "knowledge/pages-shared.findPage": "the lookup the guarded page services share",
   "support/knowledge-access.refuseOverPlanCap": "a plan cap check inside a guarded create",
   "support/knowledge-access.reviewsWritesOf": "decides whether a guarded write waits for review",
   "portal/portal-access.runFor": "the access rule converse and transact apply after their guard",
@@ -66,8 +65,6 @@ const UNGUARDED: Record<string, string> = {
   "provisioning/end-user-export.streamOwnExport": "the portal door's; only the signed-in end user's own data",
   "portal/portal-export.mailExportLink": "the portal door's; mails the signed-in end user a link to their own data",
   "portal/portal-export.openOwnExport": "the portal door's; only the signed-in end user's own data, a link only theirs",
-  "provisioning/end-users-shared.findEndUser": "the lookup the guarded end-user services share",
-  "provisioning/end-users-shared.lockedEndUser": "locks the end user a guarded change writes, in its transaction",
   "provisioning/end-users.provisionOn":
     "provisionEndUser's statement on a given connection; called by guarded services only",
   "identity/directory.recordDirectoryEvent":

@@ -13,7 +13,7 @@ import { KnowledgebaseName, KnowledgebasePicker } from "./knowledgebase-picker";
 import { LinesField, QuestionsField, Section, TextArea, TextField } from "./fields";
 import { modelOptions, type ModelList } from "./model-options";
 import type { Doc } from "./use-draft-editor";
-import { DuplicateNameNote } from "./duplicate-name";
+import { NameSlugDescription } from "./duplicate-name";
 import { itemStateWords } from "@/lib/item-state";
 
 const WRITE_FIELDS = [
@@ -250,15 +250,7 @@ function AgentForm({ doc, view, update }: EditorBodyProps) {
   return (
     <>
       <Section title="Identity" summary={[doc.name, identity.role].filter(Boolean).join(" · ")}>
-        <TextField label="Name" value={doc.name} onChange={(name) => update({ name })} testId="field-name" />
-        <DuplicateNameNote kind="agents" name={doc.name} self={doc.id as string} />
-        <TextField label="Slug" value={doc.slug} onChange={(slug) => update({ slug })} />
-        <TextArea
-          label="Description"
-          value={doc.description}
-          onChange={(description) => update({ description })}
-          rows={2}
-        />
+        <NameSlugDescription kind="agents" doc={doc} update={update} />
         <TextField
           label="Role"
           value={identity.role}

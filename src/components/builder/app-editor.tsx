@@ -91,12 +91,124 @@ export function AppEditor({ id }: { id: string }) {
 }
 
 function AppForm({ id, doc, view, update }: EditorBodyProps & { id: string }) {
+  const api = doc.api as Doc;
+  const setApi = (changes: Doc) => update({ api: { ...api, ...changes } });
+
+  return (
+    <>
+      <AppIdentitySection id={id} doc={doc} update={update} />
+      <OrchestrationSection doc={doc} update={update} />
+      <ConversationSection api={api} setApi={setApi} />
+      <TransactionSection id={id} live={Boolean(view.published)} api={api} setApi={setApi} />
+    </>
+  );
+}
+
+type SectionProps = Pick<EditorBodyProps, "doc" | "update">;
+type ApiProps = { api: Doc; setApi: (changes: Doc) => void };
+
+/** The app's name (with the duplicate note), slug, description and goals. */
+function AppIdentitySection({ id, doc, update }: SectionProps & { id: string }) {
+  return (
+    <Section title="App" summary={[doc.name, doc.slug].filter(Boolean).join(" · ")}>
+      <FormField label="Name">
+        <input
+          value={doc.name}
+          maxLength={MAX_NAME_CHARS}
+          onChange={(e) => update({ name: e.target.value })}
+          data-testid="field-name"
+        />
+      </FormField>
+      <DuplicateNameNote kind="apps" name={doc.name} self={id} />
+      <FormField label="Slug" hint="The app's short name in links and the API.">
+        <input value={doc.slug} maxLength={MAX_LABEL_CHARS} onChange={(e) => update({ slug: e.target.value })} />
+      </FormField>
+      <FormField label="Description">
+        <textarea
+          rows={2}
+          value={doc.description}
+          maxLength={MAX_DESCRIPTION_CHARS}
+          onChange={(e) => update({ description: e.target.value })}
+        />
+      </FormField>
+      <FormField label="Goals" hint="What the app is for; the adviser reads it.">
+        <textarea
+          rows={2}
+          value={doc.goals}
+          maxLength={MAX_DESCRIPTION_CHARS}
+          onChange={(e) => update({ goals: e.target.value })}
+        />
+      </FormField>
+    </Section>
+  );
+}
+
+/** The adviser, its instructions, the orchestration mode and the members in their order (dragged or moved). */
+function OrchestrationSection({ doc, update }: SectionProps) {
   const { entities } = useEntities(["agent", "flow"]);
-  const [dragging, setDragging] = useState<number | null>(null);
   const published = new Map(entities.map((entity) => [entity.id, entity.published]));
   const members = doc.members as Member[];
   const adviserId = (doc.adviser as { id: string } | null)?.id;
   const setMembers = (next: Member[]) => update({ members: next.map((m, position) => ({ ...m, position })) });
+  return (
+    <Section
+      title="Adviser and members"
+      label="Orchestration"
+      summary={`${members.length} member${members.length === 1 ? "" : "s"}, ${doc.orchestrationMode}`}
+    >
+      <div className="list-editor" aria-label="Adviser">
+        {adviserId ? (
+          <div className="item row" data-testid="app-adviser">
+            <span style={{ flex: 1 }}>
+              Adviser: <EntityName kind="agent" id={adviserId} />{" "}
+              <Unpublished show={published.get(adviserId) === false} />
+            </span>
+            <button type="button" onClick={() => update({ adviser: null })}>
+              No adviser
+            </button>
+          </div>
+        ) : (
+          <p className="muted">No adviser: the built-in supervisor synthesizes the reply.</p>
+        )}
+        <EntityPicker
+          kinds={["agent"]}
+          label={adviserId ? "Change the adviser" : "Choose an adviser"}
+          exclude={adviserId ? [adviserId] : []}
+          emptyText="No agents yet: create one under Agents."
+          onPick={(agent) => update({ adviser: { id: agent.id } })}
+        />
+      </div>
+      <FormField label="Adviser instructions">
+        <textarea
+          rows={3}
+          value={doc.adviserInstructions}
+          maxLength={MAX_INSTRUCTIONS_CHARS}
+          onChange={(e) => update({ adviserInstructions: e.target.value })}
+        />
+      </FormField>
+      <FormField label="Orchestration mode" hint={MODE_HELP[doc.orchestrationMode as keyof typeof MODE_HELP]}>
+        <Select
+          value={doc.orchestrationMode}
+          onChange={(e) => update({ orchestrationMode: e.target.value })}
+          options={ORCHESTRATION_MODES.map((mode) => ({ value: mode, label: mode }))}
+        />
+      </FormField>
+      <MemberList members={members} published={published} setMembers={setMembers} />
+    </Section>
+  );
+}
+
+/** The members in their order: dragged, or moved up and down, removed, and added by name. */
+function MemberList({
+  members,
+  published,
+  setMembers,
+}: {
+  members: Member[];
+  published: Map<string, boolean | undefined>;
+  setMembers: (next: Member[]) => void;
+}) {
+  const [dragging, setDragging] = useState<number | null>(null);
   const move = (from: number, to: number) => {
     if (to < 0 || to >= members.length || from === to) return;
     const next = [...members];
@@ -104,174 +216,108 @@ function AppForm({ id, doc, view, update }: EditorBodyProps & { id: string }) {
     next.splice(to, 0, member!);
     setMembers(next);
   };
-  const api = doc.api as Doc;
-  const setApi = (changes: Doc) => update({ api: { ...api, ...changes } });
-
   return (
-    <>
-      <Section title="App" summary={[doc.name, doc.slug].filter(Boolean).join(" · ")}>
-        <FormField label="Name">
-          <input
-            value={doc.name}
-            maxLength={MAX_NAME_CHARS}
-            onChange={(e) => update({ name: e.target.value })}
-            data-testid="field-name"
-          />
-        </FormField>
-        <DuplicateNameNote kind="apps" name={doc.name} self={id} />
-        <FormField label="Slug" hint="The app's short name in links and the API.">
-          <input value={doc.slug} maxLength={MAX_LABEL_CHARS} onChange={(e) => update({ slug: e.target.value })} />
-        </FormField>
-        <FormField label="Description">
-          <textarea
-            rows={2}
-            value={doc.description}
-            maxLength={MAX_DESCRIPTION_CHARS}
-            onChange={(e) => update({ description: e.target.value })}
-          />
-        </FormField>
-        <FormField label="Goals" hint="What the app is for; the adviser reads it.">
-          <textarea
-            rows={2}
-            value={doc.goals}
-            maxLength={MAX_DESCRIPTION_CHARS}
-            onChange={(e) => update({ goals: e.target.value })}
-          />
-        </FormField>
-      </Section>
-      <Section
-        title="Adviser and members"
-        label="Orchestration"
-        summary={`${members.length} member${members.length === 1 ? "" : "s"}, ${doc.orchestrationMode}`}
-      >
-        <div className="list-editor" aria-label="Adviser">
-          {adviserId ? (
-            <div className="item row" data-testid="app-adviser">
-              <span style={{ flex: 1 }}>
-                Adviser: <EntityName kind="agent" id={adviserId} />{" "}
-                <Unpublished show={published.get(adviserId) === false} />
-              </span>
-              <button type="button" onClick={() => update({ adviser: null })}>
-                No adviser
-              </button>
-            </div>
-          ) : (
-            <p className="muted">No adviser: the built-in supervisor synthesizes the reply.</p>
-          )}
-          <EntityPicker
-            kinds={["agent"]}
-            label={adviserId ? "Change the adviser" : "Choose an adviser"}
-            exclude={adviserId ? [adviserId] : []}
-            emptyText="No agents yet: create one under Agents."
-            onPick={(agent) => update({ adviser: { id: agent.id } })}
-          />
+    <div className="list-editor" aria-label="Members">
+      {members.length === 0 && <p className="muted">No members yet.</p>}
+      {members.map((member, index) => (
+        <div
+          key={member.id}
+          className={`item row${dragging === index ? " dragging" : ""}`}
+          draggable
+          onDragStart={() => setDragging(index)}
+          onDragOver={(e) => e.preventDefault()}
+          onDrop={() => {
+            if (dragging !== null) move(dragging, index);
+            setDragging(null);
+          }}
+          onDragEnd={() => setDragging(null)}
+          data-testid="app-member"
+        >
+          <GripVertical size={16} aria-hidden className="icon" style={{ cursor: "grab" }} />
+          <span style={{ flex: 1 }}>
+            {index + 1}. <EntityName kind={member.kind} id={member.id} /> <span className="muted">({member.kind})</span>{" "}
+            <Unpublished show={published.get(member.id) === false} />
+          </span>
+          <button type="button" aria-label="Move up" disabled={index === 0} onClick={() => move(index, index - 1)}>
+            <ArrowUp size={16} aria-hidden className="icon" />
+          </button>
+          <button
+            type="button"
+            aria-label="Move down"
+            disabled={index === members.length - 1}
+            onClick={() => move(index, index + 1)}
+          >
+            <ArrowDown size={16} aria-hidden className="icon" />
+          </button>
+          <button type="button" onClick={() => setMembers(members.filter((_, i) => i !== index))}>
+            Remove
+          </button>
         </div>
-        <FormField label="Adviser instructions">
-          <textarea
-            rows={3}
-            value={doc.adviserInstructions}
-            maxLength={MAX_INSTRUCTIONS_CHARS}
-            onChange={(e) => update({ adviserInstructions: e.target.value })}
-          />
-        </FormField>
-        <FormField label="Orchestration mode" hint={MODE_HELP[doc.orchestrationMode as keyof typeof MODE_HELP]}>
-          <Select
-            value={doc.orchestrationMode}
-            onChange={(e) => update({ orchestrationMode: e.target.value })}
-            options={ORCHESTRATION_MODES.map((mode) => ({ value: mode, label: mode }))}
-          />
-        </FormField>
-        <div className="list-editor" aria-label="Members">
-          {members.length === 0 && <p className="muted">No members yet.</p>}
-          {members.map((member, index) => (
-            <div
-              key={member.id}
-              className={`item row${dragging === index ? " dragging" : ""}`}
-              draggable
-              onDragStart={() => setDragging(index)}
-              onDragOver={(e) => e.preventDefault()}
-              onDrop={() => {
-                if (dragging !== null) move(dragging, index);
-                setDragging(null);
-              }}
-              onDragEnd={() => setDragging(null)}
-              data-testid="app-member"
-            >
-              <GripVertical size={16} aria-hidden className="icon" style={{ cursor: "grab" }} />
-              <span style={{ flex: 1 }}>
-                {index + 1}. <EntityName kind={member.kind} id={member.id} />{" "}
-                <span className="muted">({member.kind})</span> <Unpublished show={published.get(member.id) === false} />
-              </span>
-              <button type="button" aria-label="Move up" disabled={index === 0} onClick={() => move(index, index - 1)}>
-                <ArrowUp size={16} aria-hidden className="icon" />
-              </button>
-              <button
-                type="button"
-                aria-label="Move down"
-                disabled={index === members.length - 1}
-                onClick={() => move(index, index + 1)}
-              >
-                <ArrowDown size={16} aria-hidden className="icon" />
-              </button>
-              <button type="button" onClick={() => setMembers(members.filter((_, i) => i !== index))}>
-                Remove
-              </button>
-            </div>
-          ))}
-          <EntityPicker
-            kinds={["agent", "flow"]}
-            label="Add a member"
-            exclude={members.map((m) => m.id)}
-            emptyText="No agents or flows yet: create one under Agents or Flows."
-            onPick={(entity) =>
-              setMembers([...members, { id: entity.id, kind: entity.kind as Member["kind"], position: members.length }])
-            }
-          />
-        </div>
-      </Section>
-      <Section title="Conversation" summary={api.conversationEnabled ? "On" : "Off"}>
-        <label className="inline">
-          <input
-            type="checkbox"
-            checked={Boolean(api.conversationEnabled)}
-            onChange={(e) => setApi({ conversationEnabled: e.target.checked })}
-          />
-          Conversation endpoint: people and systems talk with the app, turn by turn
-        </label>
-        <FormField label="Greeting" hint="The app's first words in a new conversation.">
-          <input
-            value={api.greeting}
-            maxLength={MAX_GREETING_CHARS}
-            onChange={(e) => setApi({ greeting: e.target.value })}
-          />
-        </FormField>
-      </Section>
-      <Section title="Transaction" summary={transactionSummary(api)}>
-        <label className="inline">
-          <input
-            type="checkbox"
-            checked={Boolean(api.transactionEnabled)}
-            onChange={(e) => setApi({ transactionEnabled: e.target.checked })}
-          />
-          Transaction endpoint: JSON in, JSON out, one call at a time
-        </label>
-        <SchemaEditor
-          label="Input schema"
-          hint="What a transaction must send. A call that does not match is refused before anything runs or is charged."
-          value={api.inputSchema}
-          onChange={(inputSchema) => setApi({ inputSchema })}
-          testId="input-schema"
+      ))}
+      <EntityPicker
+        kinds={["agent", "flow"]}
+        label="Add a member"
+        exclude={members.map((m) => m.id)}
+        emptyText="No agents or flows yet: create one under Agents or Flows."
+        onPick={(entity) =>
+          setMembers([...members, { id: entity.id, kind: entity.kind as Member["kind"], position: members.length }])
+        }
+      />
+    </div>
+  );
+}
+
+/** Whether the conversation endpoint is on, and the greeting. */
+function ConversationSection({ api, setApi }: ApiProps) {
+  return (
+    <Section title="Conversation" summary={api.conversationEnabled ? "On" : "Off"}>
+      <label className="inline">
+        <input
+          type="checkbox"
+          checked={Boolean(api.conversationEnabled)}
+          onChange={(e) => setApi({ conversationEnabled: e.target.checked })}
         />
-        <SchemaEditor
-          label="Output schema"
-          hint="What the app must answer. An answer that does not match is an error for the caller (and still costs its credit)."
-          value={api.outputSchema}
-          onChange={(outputSchema) => setApi({ outputSchema })}
-          testId="output-schema"
+        Conversation endpoint: people and systems talk with the app, turn by turn
+      </label>
+      <FormField label="Greeting" hint="The app's first words in a new conversation.">
+        <input
+          value={api.greeting}
+          maxLength={MAX_GREETING_CHARS}
+          onChange={(e) => setApi({ greeting: e.target.value })}
         />
-        <TryTransaction appId={id} live={Boolean(view.published)} inputSchema={api.inputSchema} />
-      </Section>
-    </>
+      </FormField>
+    </Section>
+  );
+}
+
+/** Whether the transaction endpoint is on, its input and output schemas, and a try. */
+function TransactionSection({ id, live, api, setApi }: ApiProps & { id: string; live: boolean }) {
+  return (
+    <Section title="Transaction" summary={transactionSummary(api)}>
+      <label className="inline">
+        <input
+          type="checkbox"
+          checked={Boolean(api.transactionEnabled)}
+          onChange={(e) => setApi({ transactionEnabled: e.target.checked })}
+        />
+        Transaction endpoint: JSON in, JSON out, one call at a time
+      </label>
+      <SchemaEditor
+        label="Input schema"
+        hint="What a transaction must send. A call that does not match is refused before anything runs or is charged."
+        value={api.inputSchema}
+        onChange={(inputSchema) => setApi({ inputSchema })}
+        testId="input-schema"
+      />
+      <SchemaEditor
+        label="Output schema"
+        hint="What the app must answer. An answer that does not match is an error for the caller (and still costs its credit)."
+        value={api.outputSchema}
+        onChange={(outputSchema) => setApi({ outputSchema })}
+        testId="output-schema"
+      />
+      <TryTransaction appId={id} live={live} inputSchema={api.inputSchema} />
+    </Section>
   );
 }
 

@@ -5,7 +5,33 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useDeferredValue } from "react";
 import { duplicateNameWarning, type ItemRow } from "@/lib/item-state";
 import { MAX_NAME_CHARS } from "@/schemas/limits";
+import { TextArea, TextField } from "./fields";
 import { ONE, useKindProcedures, type Doc, type KindPlural } from "./use-draft-editor";
+
+/** The name (with the note below), slug and description an agent's and a flow's editors open with. */
+export function NameSlugDescription({
+  kind,
+  doc,
+  update,
+}: {
+  kind: KindPlural;
+  doc: Doc;
+  update: (changes: Doc) => void;
+}) {
+  return (
+    <>
+      <TextField label="Name" value={doc.name} onChange={(name) => update({ name })} testId="field-name" />
+      <DuplicateNameNote kind={kind} name={doc.name} self={doc.id as string} />
+      <TextField label="Slug" value={doc.slug} onChange={(slug) => update({ slug })} />
+      <TextArea
+        label="Description"
+        value={doc.description}
+        onChange={(description) => update({ description })}
+        rows={2}
+      />
+    </>
+  );
+}
 
 export function DuplicateNameNote({ kind, name, self }: { kind: KindPlural; name: string; self?: string }) {
   const procs = useKindProcedures(kind);

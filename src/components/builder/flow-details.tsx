@@ -4,9 +4,9 @@
 // editor and in the canvas editor's settings drawer.
 import { FormField, Select } from "@/components/console";
 import { FLOW_KINDS, type FlowInput } from "@/schemas/builder/builder";
-import { DuplicateNameNote } from "./duplicate-name";
+import { NameSlugDescription } from "./duplicate-name";
 import type { EditorBodyProps } from "./editor-shell";
-import { QuestionsField, Section, TextArea, TextField } from "./fields";
+import { QuestionsField, Section } from "./fields";
 
 const INPUT_TYPES = ["text", "number", "integer", "boolean", "select", "multiselect"];
 
@@ -17,15 +17,7 @@ export function FlowDetails({ doc, update }: Pick<EditorBodyProps, "doc" | "upda
   return (
     <>
       <Section title="Flow" summary={[doc.name, doc.kind].filter(Boolean).join(" · ")}>
-        <TextField label="Name" value={doc.name} onChange={(name) => update({ name })} testId="field-name" />
-        <DuplicateNameNote kind="flows" name={doc.name} self={doc.id as string} />
-        <TextField label="Slug" value={doc.slug} onChange={(slug) => update({ slug })} />
-        <TextArea
-          label="Description"
-          value={doc.description}
-          onChange={(description) => update({ description })}
-          rows={2}
-        />
+        <NameSlugDescription kind="flows" doc={doc} update={update} />
         <FormField label="Kind" hint="A form flow runs from a form of its inputs, below">
           <Select
             value={doc.kind}

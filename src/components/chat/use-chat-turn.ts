@@ -5,6 +5,7 @@
 // ends it `canceled` and keeps what it had written so far on screen.
 import { useEffect, useRef, useState } from "react";
 import { streamReply, StreamError, type StreamDone } from "./stream-reply";
+import type { ChatAttachments } from "./use-attachments";
 
 export interface PendingTurn {
   message: string;
@@ -99,4 +100,36 @@ export function useChatTurn(
 
   const streaming = pending !== null && !pending.stopped;
   return { pending, streaming, error, reconnecting, stopping, send, stop, reset };
+}
+
+/**
+ * Asks `message` in the conversation, or asks it again with `body` (a regenerated answer): a new
+ * question clears the box and carries the files picked for it (a regenerated one sends none: the
+ * server keeps those of the message it replaces), and comes back to the box when it fails.
+ * Resolves how the turn ended (useChatTurn's `send`).
+ */
+export async function askInTurn(
+  chat: {
+    turn: ReturnType<typeof useChatTurn>;
+    attachments: ChatAttachments;
+    setDraft: (next: string | ((current: string) => string)) => void;
+  },
+  message: string,
+  conversationId: string | null,
+  body: Record<string, unknown> | undefined,
+  settle: (done: StreamDone) => Promise<void>,
+) {
+  if (!body) chat.setDraft("");
+  const fileIds = body ? [] : chat.attachments.fileIds;
+  if (fileIds.length) chat.attachments.clear();
+  const ended = await chat.turn.send(message, conversationId, settle, {
+    body: fileIds.length ? { ...body, fileIds } : body,
+  });
+  if (ended === "failed" && !body) chat.setDraft((current) => current || message);
+  return ended;
+}
+
+/** The composer's props that follow the turn: busy and Stop while the reply streams. */
+export function composerTurnProps(turn: ReturnType<typeof useChatTurn>) {
+  return { busy: turn.streaming, streaming: turn.streaming, onStop: () => void turn.stop(), stopping: turn.stopping };
 }

@@ -7,7 +7,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { Blocks, BookOpen, Bot, FileText, Search, UserCircle, Workflow, type LucideIcon } from "lucide-react";
 import { useRouter } from "next/navigation";
-import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from "react";
+import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent, type RefObject } from "react";
 import type { FoundKind } from "@/schemas/find";
 import { MAX_NAME_CHARS } from "@/schemas/limits";
 import { useTRPC } from "@/lib/trpc";
@@ -64,60 +64,14 @@ export function CommandPalette({ links }: { links: PaletteLink[] }) {
   const q = useDebounced(text.trim());
   const found = useQuery({ ...trpc.find.byName.queryOptions({ q }), enabled: open && q.length > 0 });
 
-  useEffect(() => {
-    const shortcut = (event: globalThis.KeyboardEvent) => {
-      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "k") {
-        event.preventDefault();
-        setOpen(true);
-      }
-    };
-    const fromButton = () => setOpen(true);
-    window.addEventListener("keydown", shortcut);
-    window.addEventListener("atrium:open-palette", fromButton);
-    return () => {
-      window.removeEventListener("keydown", shortcut);
-      window.removeEventListener("atrium:open-palette", fromButton);
-    };
-  }, []);
+  useOpenShortcuts(() => setOpen(true));
+  useShownAsModal(dialog, open, (element) => {
+    opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    element.showModal();
+    input.current?.focus();
+  });
 
-  useEffect(() => {
-    const element = dialog.current;
-    if (!element) return;
-    if (open && !element.open) {
-      opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-      element.showModal();
-      input.current?.focus();
-    } else if (!open && element.open) {
-      element.close();
-    }
-  }, [open]);
-
-  const options = useMemo<Option[]>(() => {
-    const needle = text.trim().toLowerCase();
-    const pages = links
-      .filter((link) => !needle || link.label.toLowerCase().includes(needle))
-      .map((link) => ({
-        key: `go:${link.href}`,
-        href: link.href,
-        label: link.label,
-        detail: "",
-        icon: link.icon,
-        group: "Go to",
-      }));
-    const items =
-      needle && found.data && q.toLowerCase() === needle
-        ? found.data.items.map((item) => ({
-            key: `${item.kind}:${item.id}`,
-            href: item.href,
-            label: item.name,
-            detail: item.detail,
-            icon: FOUND[item.kind].icon,
-            group: FOUND[item.kind].group,
-          }))
-        : [];
-    // Found items first once there are some: "ali" is more likely alice than a page named so.
-    return [...items, ...pages];
-  }, [links, text, found.data, q]);
+  const options = useMemo<Option[]>(() => paletteOptions(links, text, q, found.data), [links, text, found.data, q]);
 
   const among = `${options.length}:${text}`;
   const active = chosen.among === among ? chosen.index : 0;
@@ -132,20 +86,15 @@ export function CommandPalette({ links }: { links: PaletteLink[] }) {
   }
 
   function onKeyDown(event: KeyboardEvent<HTMLInputElement>) {
-    if (event.key === "ArrowDown") {
-      event.preventDefault();
-      setActive((index) => (options.length ? (index + 1) % options.length : 0));
-    } else if (event.key === "ArrowUp") {
-      event.preventDefault();
-      setActive((index) => (options.length ? (index - 1 + options.length) % options.length : 0));
-    } else if (event.key === "Home" && options.length) {
-      setActive(0);
-    } else if (event.key === "End" && options.length) {
-      setActive(options.length - 1);
-    } else if (event.key === "Enter") {
+    if (event.key === "Enter") {
       event.preventDefault();
       go(options[active]);
+      return;
     }
+    const next = movedActive(event.key, active, options.length);
+    if (next === null) return;
+    if (event.key === "ArrowDown" || event.key === "ArrowUp") event.preventDefault();
+    setActive(next);
   }
 
   useEffect(() => {
@@ -189,27 +138,7 @@ export function CommandPalette({ links }: { links: PaletteLink[] }) {
         />
         <kbd>Esc</kbd>
       </div>
-      <ul id={listboxId} role="listbox" aria-label="Results" className="palette-options">
-        {options.map((option, index) => {
-          const Icon = option.icon;
-          return (
-            <li
-              key={option.key}
-              id={`${listboxId}-${index}`}
-              role="option"
-              aria-selected={index === active}
-              className={index === active ? "active" : undefined}
-              onMouseMove={() => setActive(index)}
-              onClick={() => go(option)}
-            >
-              <Icon size={16} aria-hidden className="icon" />
-              <span className="palette-label">{option.label}</span>
-              {option.detail && <span className="palette-detail">{option.detail}</span>}
-              <span className="palette-group">{option.group}</span>
-            </li>
-          );
-        })}
-      </ul>
+      <PaletteOptions id={listboxId} options={options} active={active} onHover={setActive} onPick={go} />
       <p className="palette-status muted" role="status">
         {found.error
           ? "The search failed; try again."
@@ -221,6 +150,128 @@ export function CommandPalette({ links }: { links: PaletteLink[] }) {
       </p>
     </dialog>
   );
+}
+
+/** The listbox of options; each option's id is the list's id and its index (the input's aria-activedescendant). */
+function PaletteOptions({
+  id,
+  options,
+  active,
+  onHover,
+  onPick,
+}: {
+  id: string;
+  options: Option[];
+  active: number;
+  onHover: (index: number) => void;
+  onPick: (option: Option) => void;
+}) {
+  return (
+    <ul id={id} role="listbox" aria-label="Results" className="palette-options">
+      {options.map((option, index) => {
+        const Icon = option.icon;
+        return (
+          <li
+            key={option.key}
+            id={`${id}-${index}`}
+            role="option"
+            aria-selected={index === active}
+            className={index === active ? "active" : undefined}
+            onMouseMove={() => onHover(index)}
+            onClick={() => onPick(option)}
+          >
+            <Icon size={16} aria-hidden className="icon" />
+            <span className="palette-label">{option.label}</span>
+            {option.detail && <span className="palette-detail">{option.detail}</span>}
+            <span className="palette-group">{option.group}</span>
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
+/** Ctrl+K (Cmd+K) anywhere, and the shell's search button (openCommandPalette), call `open`. */
+function useOpenShortcuts(open: () => void) {
+  const latest = useRef(open);
+  useEffect(() => {
+    latest.current = open;
+  });
+  useEffect(() => {
+    const shortcut = (event: globalThis.KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "k") {
+        event.preventDefault();
+        latest.current();
+      }
+    };
+    const fromButton = () => latest.current();
+    window.addEventListener("keydown", shortcut);
+    window.addEventListener("atrium:open-palette", fromButton);
+    return () => {
+      window.removeEventListener("keydown", shortcut);
+      window.removeEventListener("atrium:open-palette", fromButton);
+    };
+  }, []);
+}
+
+/** Shows the dialog as a modal (through `show`) when `open` turns true, and closes it when it turns false. */
+function useShownAsModal(
+  dialog: RefObject<HTMLDialogElement | null>,
+  open: boolean,
+  show: (element: HTMLDialogElement) => void,
+) {
+  const latestShow = useRef(show);
+  useEffect(() => {
+    latestShow.current = show;
+  });
+  useEffect(() => {
+    const element = dialog.current;
+    if (!element) return;
+    if (open && !element.open) latestShow.current(element);
+    else if (!open && element.open) element.close();
+  }, [dialog, open]);
+}
+
+/** The options for what is typed: the items found by name (when the search answered for this text), then the pages. */
+function paletteOptions(
+  links: PaletteLink[],
+  text: string,
+  searched: string,
+  found: { items: { kind: FoundKind; id: string; href: string; name: string; detail: string }[] } | undefined,
+): Option[] {
+  const needle = text.trim().toLowerCase();
+  const pages = links
+    .filter((link) => !needle || link.label.toLowerCase().includes(needle))
+    .map((link) => ({
+      key: `go:${link.href}`,
+      href: link.href,
+      label: link.label,
+      detail: "",
+      icon: link.icon,
+      group: "Go to",
+    }));
+  const items =
+    needle && found && searched.toLowerCase() === needle
+      ? found.items.map((item) => ({
+          key: `${item.kind}:${item.id}`,
+          href: item.href,
+          label: item.name,
+          detail: item.detail,
+          icon: FOUND[item.kind].icon,
+          group: FOUND[item.kind].group,
+        }))
+      : [];
+  // Found items first once there are some: "ali" is more likely alice than a page named so.
+  return [...items, ...pages];
+}
+
+/** The active option after a key of the listbox pattern, or null for a key that does not move it. */
+function movedActive(key: string, active: number, count: number): number | null {
+  if (key === "ArrowDown") return count ? (active + 1) % count : 0;
+  if (key === "ArrowUp") return count ? (active - 1 + count) % count : 0;
+  if (key === "Home" && count) return 0;
+  if (key === "End" && count) return count - 1;
+  return null;
 }
 
 /** Opens the palette from a button (touch screens have no Ctrl+K). */

@@ -22,6 +22,7 @@
 //   <Tabs label="…" tabs={[{ id, label, panel }]} selected={id} onSelect={…} />  the ARIA tabs pattern.
 //   useMay("delete")  whether the signed-in member may (src/schemas/permissions.ts); ConfirmButton's `needs` says who may.
 //   <RecentActivity targetId={id} />  the item's last audit events, last on its page (admins).
+//   export default urlStatePage(AuditLog)  a page reading useSearchParams, inside Suspense ("Loading…").
 //   const [open, setOpen] = usePageState(false)  state that resets when the page changes (no effect).
 //   useUnsavedChanges(dirty)  a form with unsaved edits: reloads and link clicks ask before leaving.
 //   <Button variant="primary" busy={save.isPending}>Save</Button>  type "button" unless "submit";
@@ -44,7 +45,7 @@ export { CreateNamedItemPanel } from "./create-named-item";
 export { Button, buttonClass, type ButtonSize, type ButtonVariant } from "./button";
 export { CheckboxGroup, RadioGroup, type Choice } from "./choice-group";
 export { ConfirmButton, ConfirmDialog, RefusedButton } from "./confirm-dialog";
-export { CopyButton } from "./copy-button";
+export { CopyableValue, CopyButton, SecretShownOnce } from "./copy-button";
 export { DataTable, type Column } from "./data-table";
 export { ErrorAlert, errorEnvelope, refusedField } from "./error-alert";
 export { FormField } from "./form-field";
@@ -58,5 +59,6 @@ export { Tabs, type Tab } from "./tabs";
 export { notifyDone, notifyFailed } from "./toasts";
 export { useCursorList } from "./use-cursor-list";
 export { usePageState } from "./use-page-state";
+export { urlStatePage } from "./url-state-page";
 export { UnsavedChangesGuard, useUnsavedChanges } from "./unsaved-changes";
 export { fieldProblem, useFieldValue, useZodForm } from "./use-zod-form";

@@ -5,28 +5,17 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSearchParams } from "next/navigation";
 import type { ReactNode } from "react";
-import { Button, CopyButton, ErrorAlert, fieldProblem, FormField, Panel, useZodForm } from "@/components/console";
+import { Button, CopyableValue, ErrorAlert, fieldProblem, FormField, Panel, useZodForm } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { SetSamlConnectionInput } from "@/schemas/identity/sso";
 import { connectionFieldOf, domainList, SignInNameFields } from "./sign-in-name-fields";
 import { MAX_LABEL_CHARS, MAX_URL_CHARS } from "@/schemas/limits";
+import { timeOrNever } from "@/lib/when";
 
 export interface SamlServiceProvider {
   entityId: string;
   acsUrl: string;
   metadataUrl: string;
-}
-
-function Copyable({ label, value, testId }: { label: string; value: string; testId: string }) {
-  return (
-    <div className="row">
-      <span className="muted">{label}</span>
-      <code className="secret" data-testid={testId}>
-        {value}
-      </code>
-      <CopyButton text={value} />
-    </div>
-  );
 }
 
 /** The SAML form as typed: the API's fields, the domains as comma-separated text. */
@@ -111,8 +100,8 @@ export function SamlPanel({
         Create a SAML application at your identity provider with these values (or give it our metadata URL). It must
         sign its assertions and send the email address as the NameID or an <code>email</code> attribute.
       </p>
-      <Copyable label="Entity ID (audience)" value={serviceProvider.entityId} testId="saml-entity-id" />
-      <Copyable label="ACS URL (reply URL)" value={serviceProvider.acsUrl} testId="saml-acs-url" />
+      <CopyableValue label="Entity ID (audience)" value={serviceProvider.entityId} testId="saml-entity-id" />
+      <CopyableValue label="ACS URL (reply URL)" value={serviceProvider.acsUrl} testId="saml-acs-url" />
       <FormField
         label="Identity provider metadata URL"
         hint="Read when you save, then again every day: a new signing certificate there is taken on its own."
@@ -195,7 +184,7 @@ function MetadataRefreshState({
   } | null;
 }) {
   if (!saml?.metadataUrl) return null;
-  const readAt = saml.metadataReadAt ? new Date(saml.metadataReadAt).toLocaleString() : "never";
+  const readAt = timeOrNever(saml.metadataReadAt);
   if (!saml.metadataRefresh)
     return (
       <p className="muted" data-testid="saml-metadata-state">

@@ -7,7 +7,7 @@ import { Suspense, useState, type ReactNode } from "react";
 import {
   Button,
   ConfirmButton,
-  CopyButton,
+  CopyableValue,
   ErrorAlert,
   fieldProblem,
   FormField,
@@ -120,12 +120,7 @@ function OidcPanel({ callbackUrl, switcher }: { callbackUrl: string; switcher: R
         Members sign in to the console, and end users to portals that allow it, with your identity provider. Register
         this redirect URI there:
       </p>
-      <div className="row">
-        <code className="secret" data-testid="oidc-redirect-uri">
-          {callbackUrl}
-        </code>
-        <CopyButton text={callbackUrl} />
-      </div>
+      <CopyableValue value={callbackUrl} testId="oidc-redirect-uri" />
       <FormField label="Issuer URL" error={fieldProblem(form, "issuer")}>
         <input
           required

@@ -28,6 +28,7 @@ import {
   type KnowledgebaseSummary,
 } from "@/schemas/knowledge/knowledgebase";
 import { useRefreshKnowledgebase } from "./use-refresh-knowledgebase";
+import { pick } from "@/lib/pick";
 
 type Settings = Pick<KnowledgebaseSummary, "name" | "description" | "language" | "searchMode" | "rerank">;
 type Field = keyof Settings;
@@ -72,7 +73,7 @@ export function KnowledgebaseSettings({
   const trpc = useTRPC();
   const refresh = useRefreshKnowledgebase();
   // Seeded once: the page polls the knowledgebase while sources index, and edits must survive that.
-  const [saved] = useState<Settings>(() => pick(knowledgebase));
+  const [saved] = useState<Settings>(() => settingsOf(knowledgebase));
   const form = useZodForm(SettingsFields, { defaultValues: saved });
   const watched = useWatch({ control: form.control });
   const values: Settings = { ...saved, ...watched };
@@ -173,12 +174,6 @@ export function KnowledgebaseSettings({
   );
 }
 
-function pick(kb: KnowledgebaseSummary): Settings {
-  return {
-    name: kb.name,
-    description: kb.description,
-    language: kb.language,
-    searchMode: kb.searchMode,
-    rerank: kb.rerank,
-  };
+function settingsOf(kb: KnowledgebaseSummary): Settings {
+  return pick(kb, FIELDS);
 }

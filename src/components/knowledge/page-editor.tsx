@@ -1,12 +1,23 @@
 "use client";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef, useState } from "react";
-import { Button, ConfirmButton, ErrorAlert, Panel, Select, useUnsavedChanges } from "@/components/console";
+import {
+  Button,
+  ConfirmButton,
+  ErrorAlert,
+  fieldProblem,
+  Panel,
+  Select,
+  useFieldValue,
+  useUnsavedChanges,
+  useZodForm,
+} from "@/components/console";
 import { MarkdownPreview } from "@/components/markdown-preview";
 import { PageLinkPicker } from "@/components/page-link-picker";
 import { TextDiff } from "@/components/text-diff";
 import { useTRPC } from "@/lib/trpc";
 import type { PageIndexEntry } from "@/schemas/knowledge/knowledgebase";
+import { SavePageInput } from "@/schemas/knowledge/page";
 import { MAX_PAGE_MARKDOWN_CHARS, MAX_TITLE_CHARS } from "@/schemas/limits";
 import { useRefreshKnowledgebase } from "./use-refresh-knowledgebase";
 
@@ -69,8 +80,12 @@ function PageForm({
     const fromBrowser = !!kept && (kept.title !== page.title || kept.markdown !== page.markdown);
     return { ...(fromBrowser ? kept : page), restored: fromBrowser };
   });
-  const [title, setTitle] = useState(start.title);
-  const [markdown, setMarkdown] = useState(start.markdown);
+  // Checked with the API's own input before it is sent (an empty title is refused beside it).
+  const form = useZodForm(SavePageInput, {
+    defaultValues: { knowledgebaseId, pageId, title: start.title, markdown: start.markdown },
+  });
+  const [title = "", setTitle] = useFieldValue(form, "title");
+  const [markdown, setMarkdown] = useFieldValue(form, "markdown");
   const [restored, setRestored] = useState(start.restored);
   const markdownBox = useRef<HTMLTextAreaElement>(null);
   const [preview, setPreview] = useState(false);
@@ -114,68 +129,69 @@ function PageForm({
 
   return (
     <Panel label="Page editor">
-      <div className="row">
-        <input
-          aria-label="Title"
-          className="page-title-input"
-          maxLength={MAX_TITLE_CHARS}
-          value={title}
-          onChange={(e) => setTitle(e.target.value)}
-        />
-        <button type="button" onClick={() => setPreview(!preview)}>
-          {preview ? "Edit" : "Preview"}
-        </button>
-        <Button
-          variant="primary"
-          type="button"
-          disabled={!dirty || save.isPending}
-          onClick={() => save.mutate({ knowledgebaseId, pageId, title, markdown })}
-        >
-          Save
-        </Button>
-      </div>
-      <p className="muted" data-testid="page-save-state" aria-live="polite">
-        {dirty ? "Not saved yet: kept in this browser until you save" : "Saved"}
-      </p>
-      {restored && dirty && (
-        <div className="notice" role="status" data-testid="restored-page">
-          Your unsaved text for this page was brought back from this browser.{" "}
-          <button
-            type="button"
-            onClick={() => {
-              setTitle(page.title);
-              setMarkdown(page.markdown);
-              setRestored(false);
-            }}
-          >
-            Discard it and show the saved page
-          </button>
-        </div>
-      )}
-      <ErrorAlert error={save.error} />
-      {save.data && !dirty && save.data.links.unresolved.length > 0 && (
-        <p className="muted">
-          Unresolved links: {save.data.links.unresolved.map((l) => `${l.kind}:${l.id}`).join(", ")}
-        </p>
-      )}
-      {preview ? (
-        <div className="markdown" data-testid="preview">
-          <MarkdownPreview markdown={markdown} />
-        </div>
-      ) : (
-        <>
-          <PageLinkPicker pages={pages.filter((p) => p.id !== pageId)} textarea={markdownBox} onChange={setMarkdown} />
-          <textarea
-            ref={markdownBox}
-            aria-label="Markdown"
-            className="markdown-input"
-            maxLength={MAX_PAGE_MARKDOWN_CHARS}
-            value={markdown}
-            onChange={(e) => setMarkdown(e.target.value)}
-            rows={16}
+      <form onSubmit={form.handleSubmit((input) => save.mutate(input))}>
+        <div className="row">
+          <input
+            aria-label="Title"
+            className="page-title-input"
+            maxLength={MAX_TITLE_CHARS}
+            value={title}
+            onChange={(e) => setTitle(e.target.value)}
           />
-        </>
-      )}
+          <button type="button" onClick={() => setPreview(!preview)}>
+            {preview ? "Edit" : "Preview"}
+          </button>
+          <Button variant="primary" type="submit" disabled={!dirty || save.isPending}>
+            Save
+          </Button>
+        </div>
+        <p className="muted" data-testid="page-save-state" aria-live="polite">
+          {dirty ? "Not saved yet: kept in this browser until you save" : "Saved"}
+        </p>
+        {restored && dirty && (
+          <div className="notice" role="status" data-testid="restored-page">
+            Your unsaved text for this page was brought back from this browser.{" "}
+            <button
+              type="button"
+              onClick={() => {
+                setTitle(page.title);
+                setMarkdown(page.markdown);
+                setRestored(false);
+              }}
+            >
+              Discard it and show the saved page
+            </button>
+          </div>
+        )}
+        <ErrorAlert error={fieldProblem(form, "title") ?? fieldProblem(form, "markdown") ?? save.error} />
+        {save.data && !dirty && save.data.links.unresolved.length > 0 && (
+          <p className="muted">
+            Unresolved links: {save.data.links.unresolved.map((l) => `${l.kind}:${l.id}`).join(", ")}
+          </p>
+        )}
+        {preview ? (
+          <div className="markdown" data-testid="preview">
+            <MarkdownPreview markdown={markdown} />
+          </div>
+        ) : (
+          <>
+            <PageLinkPicker
+              pages={pages.filter((p) => p.id !== pageId)}
+              textarea={markdownBox}
+              onChange={setMarkdown}
+            />
+            <textarea
+              ref={markdownBox}
+              aria-label="Markdown"
+              className="markdown-input"
+              maxLength={MAX_PAGE_MARKDOWN_CHARS}
+              value={markdown}
+              onChange={(e) => setMarkdown(e.target.value)}
+              rows={16}
+            />
+          </>
+        )}
+      </form>
       <div className="row page-editor-actions">
         <label className="inline">
           Move to{" "}

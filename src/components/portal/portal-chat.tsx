@@ -9,7 +9,7 @@ import { useTranslation } from "react-i18next";
 import { ChatComposer } from "@/components/chat/chat-composer";
 import { ChatTranscript, lastQuestion } from "@/components/chat/chat-transcript";
 import { useChatAttachments } from "@/components/chat/use-attachments";
-import { useChatTurn } from "@/components/chat/use-chat-turn";
+import { askInTurn, composerTurnProps, useChatTurn } from "@/components/chat/use-chat-turn";
 import { ConversationHistory } from "./conversation-history";
 import { embedSessionHeaders } from "./embed-session";
 import { OutOfCredits } from "./out-of-credits";
@@ -75,29 +75,18 @@ export function PortalChat({
 
   async function ask(message: string, body?: Record<string, unknown>) {
     if (turn.streaming) return;
-    if (!body) setDraft("");
-    // A new question carries the files picked for it; a regenerated one sends none: the server
-    // keeps those of the message it replaces.
-    const fileIds = body ? [] : attachments.fileIds;
-    if (fileIds.length) attachments.clear();
-    const ended = await turn.send(
-      message,
-      conversationId,
-      async (done) => {
-        await queryClient.fetchQuery({
-          ...trpc.conversations.get.queryOptions({ portal, conversationId: done.conversation_id }),
-          staleTime: 0,
-        });
-        setConversationId(done.conversation_id);
-        // Only a new conversation changes the URL: each replace renders the page on the server again.
-        if (done.conversation_id !== conversationId)
-          router.replace(`${base}/apps/${appId}?c=${done.conversation_id}`, { scroll: false });
-        void queryClient.invalidateQueries({ queryKey: trpc.conversations.list.pathKey() });
-        void queryClient.invalidateQueries({ queryKey: trpc.me.get.queryKey({ portal }) });
-      },
-      { body: fileIds.length ? { ...body, fileIds } : body },
-    );
-    if (ended === "failed" && !body) setDraft((current) => current || message);
+    const ended = await askInTurn({ turn, attachments, setDraft }, message, conversationId, body, async (done) => {
+      await queryClient.fetchQuery({
+        ...trpc.conversations.get.queryOptions({ portal, conversationId: done.conversation_id }),
+        staleTime: 0,
+      });
+      setConversationId(done.conversation_id);
+      // Only a new conversation changes the URL: each replace renders the page on the server again.
+      if (done.conversation_id !== conversationId)
+        router.replace(`${base}/apps/${appId}?c=${done.conversation_id}`, { scroll: false });
+      void queryClient.invalidateQueries({ queryKey: trpc.conversations.list.pathKey() });
+      void queryClient.invalidateQueries({ queryKey: trpc.me.get.queryKey({ portal }) });
+    });
     if (ended === "stopped") {
       void queryClient.invalidateQueries({ queryKey: trpc.conversations.list.pathKey() });
       void queryClient.invalidateQueries({ queryKey: trpc.me.get.queryKey({ portal }) });
@@ -110,7 +99,7 @@ export function PortalChat({
     if (!app || starterSent.current || conversationId) return;
     starterSent.current = true;
     const starter = takeStarter(app.id);
-    // eslint-disable-next-line react-hooks/set-state-in-effect -- sending is the effect: once, when the app arrives
+    // Sending is the effect: once, when the app arrives.
     if (starter) void ask(starter);
     // eslint-disable-next-line react-hooks/exhaustive-deps -- once, when the app arrives
   }, [app]);
@@ -196,10 +185,7 @@ export function PortalChat({
               draft={draft}
               onDraft={setDraft}
               onSend={send}
-              busy={turn.streaming}
-              streaming={turn.streaming}
-              onStop={() => void turn.stop()}
-              stopping={turn.stopping}
+              {...composerTurnProps(turn)}
               blocked={
                 outOfCredits ? (
                   <OutOfCredits

@@ -10,6 +10,7 @@ import { useTRPC } from "@/lib/trpc";
 import { allowedModelsText } from "./allowed-models-field";
 import type { AccessReason, EffectiveAccessOutput } from "@/schemas/portal/portal";
 import "./provisioning.css";
+import { timeOrNever } from "@/lib/when";
 
 type Access = EffectiveAccessOutput;
 type Reason = z.infer<typeof AccessReason>;
@@ -181,7 +182,7 @@ export function EffectiveAccess({ endUserId }: { endUserId: string }) {
                 key: "expires",
                 header: "Expires",
                 nowrap: true,
-                cell: (grant) => (grant.expiresAt ? new Date(grant.expiresAt).toLocaleString() : "never"),
+                cell: (grant) => timeOrNever(grant.expiresAt),
               },
               {
                 key: "status",

@@ -7,7 +7,7 @@ import { useState, type FormEvent } from "react";
 import { ChatComposer } from "@/components/chat/chat-composer";
 import { ChatTranscript, lastQuestion } from "@/components/chat/chat-transcript";
 import { useChatAttachments } from "@/components/chat/use-attachments";
-import { useChatTurn } from "@/components/chat/use-chat-turn";
+import { askInTurn, composerTurnProps, useChatTurn } from "@/components/chat/use-chat-turn";
 import { useTRPC } from "@/lib/trpc";
 import { TraceDetails } from "./execution-trace";
 
@@ -40,26 +40,15 @@ export function ChatView({ appId }: { appId: string }) {
 
   async function ask(message: string, body?: Record<string, unknown>) {
     if (!message || turn.streaming) return;
-    if (!body) setDraft("");
-    // A new question carries the files picked for it; a regenerated one sends none: the server
-    // keeps those of the message it replaces.
-    const fileIds = body ? [] : attachments.fileIds;
-    if (fileIds.length) attachments.clear();
-    const ended = await turn.send(
-      message,
-      conversationId,
-      async (done) => {
-        // The stored messages (with the answer's execution) replace the streamed copy in one step.
-        await queryClient.fetchQuery({
-          ...trpc.conversations.messages.queryOptions({ conversationId: done.conversation_id }),
-          staleTime: 0,
-        });
-        setConversationId(done.conversation_id);
-        void queryClient.invalidateQueries({ queryKey: trpc.conversations.list.queryKey({ appId }) });
-      },
-      { body: fileIds.length ? { ...body, fileIds } : body },
-    );
-    if (ended === "failed" && !body) setDraft((current) => current || message);
+    const ended = await askInTurn({ turn, attachments, setDraft }, message, conversationId, body, async (done) => {
+      // The stored messages (with the answer's execution) replace the streamed copy in one step.
+      await queryClient.fetchQuery({
+        ...trpc.conversations.messages.queryOptions({ conversationId: done.conversation_id }),
+        staleTime: 0,
+      });
+      setConversationId(done.conversation_id);
+      void queryClient.invalidateQueries({ queryKey: trpc.conversations.list.queryKey({ appId }) });
+    });
     if (ended === "stopped")
       void queryClient.invalidateQueries({ queryKey: trpc.conversations.list.queryKey({ appId }) });
   }
@@ -130,10 +119,7 @@ export function ChatView({ appId }: { appId: string }) {
             draft={draft}
             onDraft={setDraft}
             onSend={send}
-            busy={turn.streaming}
-            streaming={turn.streaming}
-            onStop={() => void turn.stop()}
-            stopping={turn.stopping}
+            {...composerTurnProps(turn)}
             attachments={attachments}
           />
         </Panel>

@@ -84,6 +84,9 @@ export type PatchPageInput = z.infer<typeof PatchPageInput>;
 export const PageIdInput = z.strictObject({ knowledgebaseId: Uuid, pageId: Uuid });
 export type PageIdInput = z.infer<typeof PageIdInput>;
 
+/** The console's page editor: the page's title and whole markdown, saved as typed. */
+export const SavePageInput = PageIdInput.extend({ title: titleText.optional(), markdown: markdownText });
+
 export const MovePageInput = z.strictObject({ knowledgebaseId: Uuid, pageId: Uuid, parentPageId: Uuid.nullable() });
 export type MovePageInput = z.infer<typeof MovePageInput>;
 export const MovePageOutput = z.object({

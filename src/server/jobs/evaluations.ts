@@ -10,7 +10,7 @@ import type { Actor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { isAppError } from "@/server/errors";
 import { loadLiveApp } from "@/server/runtime/load";
-import type { Runnable } from "@/server/runtime/run";
+import type { Runnable } from "@/server/runtime/run-context";
 import { caseTarget, draftTarget, runGradedCase, type CaseTarget, type GradedCase } from "@/server/runtime/graded-case";
 import { startPollingWorker, type PollingWorker } from "./polling-worker";
 

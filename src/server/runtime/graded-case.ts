@@ -18,17 +18,10 @@ import { BUILTIN_MODEL_ID, modelFor } from "./models";
 import { estimateTokens, runnableModels } from "./metering";
 import type { Grade } from "./model-types";
 import { runPricing, type RunPricing } from "./run-pricing";
-import {
-  boundedReply,
-  inputsFromMessage,
-  newRunContext,
-  runAgent,
-  runApp,
-  runFlow,
-  type AppRun,
-  type RunContext,
-  type Runnable,
-} from "./run";
+import { runApp, type AppRun } from "./run";
+import { runAgent } from "./run-agent";
+import { boundedReply, newRunContext, type RunContext, type Runnable } from "./run-context";
+import { inputsFromMessage, runFlow } from "./run-flow";
 
 export const TEST_CASE_CREDITS = RUN_CREDITS.testCase;
 const DRAFT_PARSERS = { agent: AgentDocument, flow: FlowDocument, app: AppDocument } as const;

@@ -8,7 +8,8 @@ import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { AppPins } from "@/server/services/support/builder-kind-shared";
 import { providerRowsJson, type ProviderRow } from "./models";
-import type { AppRun, Member, Runnable } from "./run";
+import type { AppRun, Member } from "./run";
+import type { Runnable } from "./run-context";
 
 const PARSERS = { agent: AgentDocument, flow: FlowDocument, app: AppDocument } as const;
 

@@ -8,6 +8,12 @@ export function entityTag(updatedAt: Date | string): string {
   return `"${new Date(updatedAt).getTime()}"`;
 }
 
+/** The resource, its tag set as the response's ETag (a draft or a page read or written). */
+export function tagged<T extends { updatedAt?: unknown }>(response: { headers: Headers }, resource: T): T {
+  response.headers.set("ETag", entityTag(resource.updatedAt as Date | string));
+  return resource;
+}
+
 /** The If-Match header as versions; undefined when absent. Split on commas in one pass (no regular expression). */
 export function ifMatchOf(headers: Headers | undefined): VersionMatch | undefined {
   const value = headers?.get("if-match");

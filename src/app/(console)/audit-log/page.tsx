@@ -5,7 +5,7 @@
 // reload and Back keep them; the export streams what they select.
 import { useQuery } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { Suspense, useId, useState } from "react";
+import { useId, useState } from "react";
 import {
   Button,
   CopyButton,
@@ -18,6 +18,7 @@ import {
   Select,
   type PickerOption,
   useCursorList,
+  urlStatePage,
 } from "@/components/console";
 import { actionLabel, actorKindWords, fieldInSentence, KNOWN_ACTIONS, valueWords } from "@/lib/audit-words";
 import { agoWords, doorWords } from "@/lib/change-words";
@@ -64,13 +65,7 @@ function dayOf(bound: string | undefined, end: boolean): string {
 
 const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
-export default function AuditLogPage() {
-  return (
-    <Suspense fallback={<p className="muted">Loading…</p>}>
-      <AuditLog />
-    </Suspense>
-  );
-}
+export default urlStatePage(AuditLog);
 
 function AuditLog() {
   const trpc = useTRPC();

@@ -2,7 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { Suspense, useState } from "react";
+import { useState } from "react";
 import { useTRPC } from "@/lib/trpc";
 import {
   Button,
@@ -19,6 +19,7 @@ import {
   useFieldValue,
   usePageState,
   useZodForm,
+  urlStatePage,
 } from "@/components/console";
 import { EntityPicker, useEntities, type Entity } from "@/components/entity-picker";
 import { MAX_EMAIL_CHARS, MAX_NAME_CHARS } from "@/schemas/limits";
@@ -59,13 +60,7 @@ function readFilter(params: URLSearchParams): Filter {
   };
 }
 
-export default function EndUsersPage() {
-  return (
-    <Suspense fallback={<p className="muted">Loading…</p>}>
-      <EndUsers />
-    </Suspense>
-  );
-}
+export default urlStatePage(EndUsers);
 
 function EndUsers() {
   const trpc = useTRPC();

@@ -2,7 +2,7 @@
 import { skipToken, useQuery } from "@tanstack/react-query";
 import { ThumbsDown, ThumbsUp } from "lucide-react";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { Suspense, useEffect, useRef, type ReactNode } from "react";
+import { useEffect, useRef, type ReactNode } from "react";
 import { X } from "lucide-react";
 import { ExecutionTrace, formatMs } from "@/components/runtime/execution-trace";
 import Link from "next/link";
@@ -24,7 +24,16 @@ import {
   type FeedbackRating,
 } from "@/schemas/runs/runtime";
 import { useTRPC } from "@/lib/trpc";
-import { DataTable, ErrorAlert, FormField, LoadMore, PageHeader, Select, useCursorList } from "@/components/console";
+import {
+  DataTable,
+  ErrorAlert,
+  FormField,
+  LoadMore,
+  PageHeader,
+  Select,
+  useCursorList,
+  urlStatePage,
+} from "@/components/console";
 import { RefusalsList } from "@/components/usage/refusals-list";
 import { FAILURES, REFUSED } from "@/components/usage/executions-link";
 
@@ -239,13 +248,7 @@ function Chosen({
   );
 }
 
-export default function ExecutionsPage() {
-  return (
-    <Suspense fallback={<p className="muted">Loading…</p>}>
-      <Executions />
-    </Suspense>
-  );
-}
+export default urlStatePage(Executions);
 
 function Executions() {
   const search = useSearchParams();

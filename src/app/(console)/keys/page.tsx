@@ -5,7 +5,7 @@ import {
   Button,
   CheckboxGroup,
   ConfirmButton,
-  CopyButton,
+  SecretShownOnce,
   DataTable,
   ErrorAlert,
   FormActions,
@@ -22,10 +22,7 @@ import { useTRPC } from "@/lib/trpc";
 import { CreateApiKeyInput } from "@/schemas/identity/api-key";
 import { SCOPES } from "@/schemas/identity/auth";
 import { MAX_SHORT_NAME_CHARS } from "@/schemas/limits";
-
-function formatTime(value: string | null): string {
-  return value ? new Date(value).toLocaleString() : "never";
-}
+import { timeOrNever } from "@/lib/when";
 
 export default function KeysPage() {
   const trpc = useTRPC();
@@ -39,21 +36,10 @@ export default function KeysPage() {
     <>
       <PageHeader title="API keys" />
       {created && (
-        <div className="notice" role="status">
-          <p>
-            <strong>{created.name}</strong> was created. Copy its secret now: it is shown only once and cannot be
-            recovered.
-          </p>
-          <div className="row">
-            <code className="secret" data-testid="new-key-secret">
-              {created.secret}
-            </code>
-            <CopyButton text={created.secret} />
-            <button type="button" onClick={() => setCreated(null)}>
-              Done
-            </button>
-          </div>
-        </div>
+        <SecretShownOnce secret={created.secret} testId="new-key-secret" onDone={() => setCreated(null)}>
+          <strong>{created.name}</strong> was created. Copy its secret now: it is shown only once and cannot be
+          recovered.
+        </SecretShownOnce>
       )}
 
       <CreateKeyPanel
@@ -108,7 +94,7 @@ export default function KeysPage() {
               header: "Last used",
               nowrap: true,
               sortValue: (key) => key.lastUsedAt ?? "",
-              cell: (key) => <span className="muted">{formatTime(key.lastUsedAt)}</span>,
+              cell: (key) => <span className="muted">{timeOrNever(key.lastUsedAt)}</span>,
             },
             {
               key: "status",

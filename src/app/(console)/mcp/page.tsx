@@ -3,9 +3,10 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { Fragment, useState } from "react";
 import { useBrowserOrigin } from "@/lib/browser";
-import { CopyButton, DataTable, ErrorAlert, FormField, PageHeader, Panel } from "@/components/console";
+import { CopyableValue, CopyButton, DataTable, ErrorAlert, FormField, PageHeader, Panel } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { MCP_ROUTE, MCP_SCOPES, mcpSnippets, mcpUrl } from "@/lib/mcp-snippets";
+import { timeOrNever } from "@/lib/when";
 
 const TOOLS: [string, string][] = [
   ["list_knowledgebases, get_knowledgebase", "browse knowledgebases and their page index"],
@@ -47,12 +48,7 @@ export default function McpPage() {
       )}
 
       <Panel title="Server URL">
-        <div className="row">
-          <code className="secret" data-testid="mcp-url">
-            {url}
-          </code>
-          <CopyButton text={url} />
-        </div>
+        <CopyableValue value={url} testId="mcp-url" />
         <p className="muted">
           Streamable HTTP, stateless. Send <code>Authorization: Bearer sk_mem_…</code> with a personal key; organization
           keys are refused (<code>member_key_required</code>). Each HTTP request counts against the key&apos;s rate
@@ -95,11 +91,7 @@ export default function McpPage() {
                 {
                   key: "lastUsed",
                   header: "Last used",
-                  cell: (key) => (
-                    <span className="muted">
-                      {key.lastUsedAt ? new Date(key.lastUsedAt).toLocaleString() : "never"}
-                    </span>
-                  ),
+                  cell: (key) => <span className="muted">{timeOrNever(key.lastUsedAt)}</span>,
                 },
               ]}
             />

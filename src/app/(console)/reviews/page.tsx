@@ -2,7 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { CheckCheck } from "lucide-react";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { Suspense, useState } from "react";
+import { useState } from "react";
 import {
   ConfirmButton,
   ErrorAlert,
@@ -14,6 +14,7 @@ import {
   Tabs,
   useCursorList,
   useMay,
+  urlStatePage,
 } from "@/components/console";
 import { REVIEW_KIND_LABEL, ReviewCard } from "@/components/review-card";
 import { useTRPC } from "@/lib/trpc";
@@ -21,13 +22,7 @@ import { ReviewKind, ReviewStatus, type ApproveReviewsOutput } from "@/schemas/k
 
 const STATUS_LABEL = { pending: "Pending", approved: "Approved", rejected: "Rejected" } as const;
 
-export default function ReviewsPage() {
-  return (
-    <Suspense fallback={<p className="muted">Loading…</p>}>
-      <Reviews />
-    </Suspense>
-  );
-}
+export default urlStatePage(Reviews);
 
 /** The queue: status, kind and author live in the URL (?status=…&kind=…&author=…). */
 function Reviews() {

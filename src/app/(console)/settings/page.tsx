@@ -14,6 +14,7 @@ import {
   useMay,
   useZodForm,
 } from "@/components/console";
+import { pick } from "@/lib/pick";
 
 const SWITCHES = [
   ["apiEnabled", "Developer API", "All of /api/v1."],
@@ -35,17 +36,7 @@ const SWITCHES = [
 type Draft = Pick<Organization, (typeof SWITCHES)[number][0] | "name" | "accessMode" | "conversationRetentionDays">;
 
 function toDraft(organization: Organization): Draft {
-  return {
-    name: organization.name,
-    accessMode: organization.accessMode,
-    apiEnabled: organization.apiEnabled,
-    appsApiEnabled: organization.appsApiEnabled,
-    mcpEnabled: organization.mcpEnabled,
-    groupsEnabled: organization.groupsEnabled,
-    reviewAgentWrites: organization.reviewAgentWrites,
-    passwordSignIn: organization.passwordSignIn,
-    conversationRetentionDays: organization.conversationRetentionDays,
-  };
+  return pick(organization, ["name", "accessMode", "conversationRetentionDays", ...SWITCHES.map(([key]) => key)]);
 }
 
 const cap = (value: number | null) => (value === null ? "no cap" : value.toLocaleString());

@@ -9,6 +9,7 @@ import {
   CheckboxGroup,
   ConfirmButton,
   CopyButton,
+  SecretShownOnce,
   DataTable,
   ErrorAlert,
   FormField,
@@ -56,20 +57,9 @@ export default function WebhooksPage() {
       />
       {!mayChangeSettings && <p className="muted">Admins manage webhooks.</p>}
       {secret && (
-        <div className="notice" role="status">
-          <p>
-            Signing secret for <strong>{secret.url}</strong>. Copy it now: it is shown only once.
-          </p>
-          <div className="row">
-            <code className="secret" data-testid="webhook-secret">
-              {secret.secret}
-            </code>
-            <CopyButton text={secret.secret} />
-            <button type="button" onClick={() => setSecret(null)}>
-              Done
-            </button>
-          </div>
-        </div>
+        <SecretShownOnce secret={secret.secret} testId="webhook-secret" onDone={() => setSecret(null)}>
+          Signing secret for <strong>{secret.url}</strong>. Copy it now: it is shown only once.
+        </SecretShownOnce>
       )}
       {mayChangeSettings && (
         <AddEndpointPanel

@@ -2,25 +2,11 @@
 // by the token that page hands over. Only the portal's allowed origins may frame it
 // (src/server/http/listener.ts sets its frame-ancestors).
 import type { Metadata } from "next";
-import type { ReactNode } from "react";
 import { EmbedGate } from "@/components/portal/embed-gate";
-import { PortalI18nProvider } from "@/components/portal/i18n/provider";
-import { portalRequest } from "@/components/portal/i18n/server";
+import { PortalLayoutFrame, type PortalLayoutProps } from "@/components/portal/i18n/portal-layout";
 
 export const metadata: Metadata = { title: "Atrium", robots: { index: false } };
 
-export default async function EmbedLayout({
-  params,
-  children,
-}: {
-  params: Promise<{ portal: string }>;
-  children: ReactNode;
-}) {
-  const { portal } = await params;
-  const { language, portalDefault } = await portalRequest(portal);
-  return (
-    <PortalI18nProvider language={language} portalDefault={portalDefault}>
-      <EmbedGate portal={portal}>{children}</EmbedGate>
-    </PortalI18nProvider>
-  );
+export default function EmbedLayout({ params, children }: PortalLayoutProps) {
+  return <PortalLayoutFrame params={params} frame={(portal) => <EmbedGate portal={portal}>{children}</EmbedGate>} />;
 }

@@ -1,23 +1,14 @@
 import type { Metadata } from "next";
-import type { ReactNode } from "react";
-import { PortalI18nProvider } from "@/components/portal/i18n/provider";
-import { portalRequest } from "@/components/portal/i18n/server";
+import { PortalLayoutFrame, type PortalLayoutProps } from "@/components/portal/i18n/portal-layout";
 import { PortalProviders } from "@/components/portal/portal-trpc";
 
 export const metadata: Metadata = { title: "Atrium" };
 
-export default async function PortalLayout({
-  params,
-  children,
-}: {
-  params: Promise<{ portal: string }>;
-  children: ReactNode;
-}) {
-  const { portal } = await params;
-  const { language, portalDefault } = await portalRequest(portal);
+export default function PortalLayout({ params, children }: PortalLayoutProps) {
   return (
-    <PortalI18nProvider language={language} portalDefault={portalDefault}>
-      <PortalProviders portal={portal}>{children}</PortalProviders>
-    </PortalI18nProvider>
+    <PortalLayoutFrame
+      params={params}
+      frame={(portal) => <PortalProviders portal={portal}>{children}</PortalProviders>}
+    />
   );
 }

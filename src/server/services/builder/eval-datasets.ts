@@ -18,7 +18,7 @@ import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { recorded } from "../org/events";
 import { readsKind, writesKind } from "../support/builder-kinds";
-import { afterCursor, CURSOR_ORDER, toPage } from "../support/pagination";
+import { oldestFirst } from "../support/pagination";
 import { parseDataset } from "./dataset-parsing";
 import { assertItem, datasetNotFound, findDataset } from "./evaluation-shared";
 
@@ -95,12 +95,12 @@ export const listDatasets = guardedByKind(
   readsKind,
   async function listDatasets(db: Db, actor: Actor, kind: BuilderKind, input: z.infer<typeof ListDatasetsInput>) {
     await assertItem(db, actor.organizationId, kind, input.id);
-    const rows = await db.evalDataset.findMany({
-      where: { organizationId: actor.organizationId, itemId: input.id, ...afterCursor(input.cursor) },
-      orderBy: CURSOR_ORDER,
-      take: input.limit + 1,
-    });
-    const page = toPage(rows, input.limit);
+    const page = await oldestFirst(input, (after, window) =>
+      db.evalDataset.findMany({
+        where: { organizationId: actor.organizationId, itemId: input.id, ...after },
+        ...window,
+      }),
+    );
     return { datasets: page.items.map(toDataset), nextCursor: page.nextCursor };
   },
 );

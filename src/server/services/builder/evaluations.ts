@@ -21,7 +21,7 @@ import { guardedByKind } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { readsKind, writesKind } from "../support/builder-kinds";
-import { afterCursor, CURSOR_ORDER, toPage } from "../support/pagination";
+import { oldestFirst } from "../support/pagination";
 import { assertQualityChecker, draftTarget } from "@/server/runtime/graded-case";
 import { assertItem, findDataset } from "./evaluation-shared";
 
@@ -153,13 +153,13 @@ export const listEvalRuns = guardedByKind(
   readsKind,
   async function listEvalRuns(db: Db, actor: Actor, kind: BuilderKind, input: z.infer<typeof ListEvalRunsInput>) {
     await assertItem(db, actor.organizationId, kind, input.id);
-    const rows = await db.evalRun.findMany({
-      where: { organizationId: actor.organizationId, itemId: input.id, ...afterCursor(input.cursor) },
-      orderBy: CURSOR_ORDER,
-      take: input.limit + 1,
-      include: { dataset: { select: { name: true } } },
-    });
-    const page = toPage(rows, input.limit);
+    const page = await oldestFirst(input, (after, window) =>
+      db.evalRun.findMany({
+        where: { organizationId: actor.organizationId, itemId: input.id, ...after },
+        include: { dataset: { select: { name: true } } },
+        ...window,
+      }),
+    );
     return { runs: await summaries(db, page.items), nextCursor: page.nextCursor };
   },
 );

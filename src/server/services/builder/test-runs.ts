@@ -16,7 +16,7 @@ import { assertQualityChecker, draftTarget, runGradedCase } from "@/server/runti
 import { loadDraft } from "@/server/runtime/load";
 import { assertBalanceCovers } from "../provisioning/credits";
 import { readsKind, writesKind } from "../support/builder-kinds";
-import { afterCursor, CURSOR_ORDER, toPage } from "../support/pagination";
+import { oldestFirst } from "../support/pagination";
 
 export const runTests = guardedByKind(
   writesKind,
@@ -110,12 +110,9 @@ export const listTestRuns = guardedByKind(
   readsKind,
   async function listTestRuns(db: Db, actor: Actor, kind: BuilderKind, input: z.infer<typeof ListTestRunsInput>) {
     await loadDraft(db, actor, kind, input.id);
-    const rows = await db.testRun.findMany({
-      where: { organizationId: actor.organizationId, itemId: input.id, ...afterCursor(input.cursor) },
-      orderBy: CURSOR_ORDER,
-      take: input.limit + 1,
-    });
-    const page = toPage(rows, input.limit);
+    const page = await oldestFirst(input, (after, window) =>
+      db.testRun.findMany({ where: { organizationId: actor.organizationId, itemId: input.id, ...after }, ...window }),
+    );
     return {
       testRuns: page.items.map((row) => ({
         ...(row.result as unknown as TestRunResult),

@@ -25,7 +25,7 @@ import { AppError, isUniqueViolation } from "@/server/errors";
 import { recordEvent } from "../org/events";
 import { deliverMail } from "../org/mail";
 import { capabilityToGrant, capabilityToReset, lockOutForReset, normalizeEmail, toMember } from "./members";
-import { beforeCursor, NEWEST_FIRST, toPage } from "../support/pagination";
+import { newestFirst } from "../support/pagination";
 import { activeMemberWithEmail, invitationTarget, type InvitationRow } from "./invitations-shared";
 
 /** Open invitations an organization may have at once: each one sends mail to an outside address. */
@@ -169,18 +169,18 @@ export const listInvitations = guarded(
     invitations: Invitation[];
     nextCursor: string | null;
   }> {
-    const rows = await db.invitation.findMany({
-      where: {
-        organizationId: actor.organizationId,
-        memberId: null,
-        acceptedAt: null,
-        revokedAt: null,
-        ...beforeCursor(input.cursor),
-      },
-      orderBy: NEWEST_FIRST,
-      take: input.limit + 1,
-    });
-    const page = toPage(rows, input.limit);
+    const page = await newestFirst(input, (before, window) =>
+      db.invitation.findMany({
+        where: {
+          organizationId: actor.organizationId,
+          memberId: null,
+          acceptedAt: null,
+          revokedAt: null,
+          ...before,
+        },
+        ...window,
+      }),
+    );
     const now = new Date();
     return { invitations: page.items.map((row) => toInvitation(row, now)), nextCursor: page.nextCursor };
   },

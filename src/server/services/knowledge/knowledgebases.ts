@@ -17,26 +17,36 @@ import { guarded } from "@/server/auth/guarded";
 import { hitRateLimit, rateLimitHeaders } from "@/server/auth/rate-limit";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { afterCursor, CURSOR_ORDER, toPage } from "../support/pagination";
+import { oldestFirst } from "../support/pagination";
 import { changesBetween, recorded, recordEvent } from "../org/events";
 import { findKnowledgebase, refuseOverPlanCap } from "../support/knowledge-access";
 import { nameContains } from "../org/name-search";
 import { getPage } from "./pages";
 import { isoUtc } from "../support/sql-json";
+import { pick } from "@/lib/pick";
 
-async function summaries(
-  db: Db,
-  rows: {
-    id: string;
-    name: string;
-    description: string;
-    language: string;
-    searchMode: string;
-    rerank: boolean;
-    createdAt: Date;
-    updatedAt: Date;
-  }[],
-): Promise<KnowledgebaseSummary[]> {
+/** A knowledgebase's own columns, its times as the query reads them (Prisma: Date; the detail's JSON: text). */
+interface KnowledgebaseColumns<Time> {
+  id: string;
+  name: string;
+  description: string;
+  language: string;
+  searchMode: string;
+  rerank: boolean;
+  createdAt: Time;
+  updatedAt: Time;
+}
+
+/** Its id and the settings a knowledgebase is made with, as the API names them. */
+function settingsOf<Time>(row: KnowledgebaseColumns<Time>) {
+  return {
+    ...pick(row, ["id", "name", "description", "rerank"]),
+    language: row.language as KnowledgebaseLanguage,
+    searchMode: row.searchMode as KnowledgebaseSearchMode,
+  };
+}
+
+async function summaries(db: Db, rows: KnowledgebaseColumns<Date>[]): Promise<KnowledgebaseSummary[]> {
   const ids = rows.map((row) => row.id);
   const [sourceCounts, pageCounts] = await Promise.all([
     db.source.groupBy({ by: ["knowledgebaseId"], where: { knowledgebaseId: { in: ids } }, _count: { _all: true } }),
@@ -45,12 +55,7 @@ async function summaries(
   const count = (list: { knowledgebaseId: string; _count: { _all: number } }[], id: string) =>
     list.find((c) => c.knowledgebaseId === id)?._count._all ?? 0;
   return rows.map((row) => ({
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    language: row.language as KnowledgebaseLanguage,
-    searchMode: row.searchMode as KnowledgebaseSearchMode,
-    rerank: row.rerank,
+    ...settingsOf(row),
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     counts: { sources: count(sourceCounts, row.id), pages: count(pageCounts, row.id) },
@@ -60,17 +65,17 @@ async function summaries(
 export const listKnowledgebases = guarded(
   { scope: "knowledge:read" },
   async function listKnowledgebases(db: Db, actor: Actor, query: ListQuery & { q?: string }) {
-    const rows = await db.knowledgebase.findMany({
-      where: {
-        organizationId: actor.organizationId,
-        endUserId: null,
-        ...nameContains(query.q),
-        ...afterCursor(query.cursor),
-      },
-      orderBy: CURSOR_ORDER,
-      take: query.limit + 1,
-    });
-    const { items, nextCursor } = toPage(rows, query.limit);
+    const { items, nextCursor } = await oldestFirst(query, (after, window) =>
+      db.knowledgebase.findMany({
+        where: {
+          organizationId: actor.organizationId,
+          endUserId: null,
+          ...nameContains(query.q),
+          ...after,
+        },
+        ...window,
+      }),
+    );
     return { knowledgebases: await summaries(db, items), nextCursor };
   },
 );
@@ -222,15 +227,7 @@ const KNOWLEDGEBASE_DETAIL = `
   from knowledgebases k
   where k.id = $2 and k.organization_id = $1 and k.end_user_id is null`;
 
-interface KnowledgebaseDetailRow {
-  id: string;
-  name: string;
-  description: string;
-  language: string;
-  searchMode: string;
-  rerank: boolean;
-  createdAt: string;
-  updatedAt: string;
+interface KnowledgebaseDetailRow extends KnowledgebaseColumns<string> {
   sources: Source[];
   crawls: CrawlSummary[];
   pages: IndexRow[];
@@ -247,12 +244,7 @@ export const getKnowledgebase = guarded(
     const row = rows[0];
     if (!row) throw new AppError("not_found", "No knowledgebase with that id in this organization.");
     return {
-      id: row.id,
-      name: row.name,
-      description: row.description,
-      language: row.language as KnowledgebaseLanguage,
-      searchMode: row.searchMode as KnowledgebaseSearchMode,
-      rerank: row.rerank,
+      ...settingsOf(row),
       createdAt: row.createdAt,
       updatedAt: row.updatedAt,
       counts: { sources: row.sources.length, pages: row.pages.length },

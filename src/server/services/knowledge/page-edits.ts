@@ -35,7 +35,7 @@ export const patchPage = guarded(
     input: PatchPageInput,
     precondition: { ifMatch?: VersionMatch } = {},
   ): Promise<PageWriteResult> {
-    await findPage(db, actor, input);
+    await findPage(db, actor.organizationId, input);
     const reviewed = await reviewsWritesOf(db, actor);
     const { authorMemberId, keyId } = authorOf(actor);
     return db.$transaction(async (tx) => {
@@ -100,7 +100,7 @@ export const savePage = guarded(
     input: { knowledgebaseId: string; pageId: string; title?: string; markdown: string },
   ): Promise<PageWriteResult> {
     if (actor.kind === "key") throw new AppError("invalid_request", "API keys edit pages with PATCH operations.");
-    await findPage(db, actor, input);
+    await findPage(db, actor.organizationId, input);
     const { authorMemberId, keyId } = authorOf(actor);
     return db.$transaction(async (tx) => {
       // Compared with the page as locked, so a concurrent write in between is not mistaken for "unchanged".

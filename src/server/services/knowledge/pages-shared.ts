@@ -3,11 +3,10 @@
 // lookup a page operation starts from.
 import { randomUUID } from "node:crypto";
 import type { PageIdInput, PageLinks, PageWriteResult } from "@/schemas/knowledge/page";
-import type { Actor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { EventInput } from "../org/events";
-import { findKnowledgebase } from "../support/knowledge-access";
+import { knowledgebaseOf } from "../support/knowledge-access";
 import { saveLinks } from "./page-links";
 
 export type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
@@ -93,10 +92,11 @@ export function reviewEvent(review: { id: string; kind: string }, label: string)
   };
 }
 
-export async function findPage(db: Db | Tx, actor: Actor, input: PageIdInput) {
-  await findKnowledgebase(db, actor, input.knowledgebaseId);
+/** The page of the organization's knowledgebase; the guarded service calling it has checked the caller. */
+export async function findPage(db: Db | Tx, organizationId: string, input: PageIdInput) {
+  await knowledgebaseOf(db, organizationId, input.knowledgebaseId);
   const page = await db.page.findFirst({
-    where: { id: input.pageId, knowledgebaseId: input.knowledgebaseId, organizationId: actor.organizationId },
+    where: { id: input.pageId, knowledgebaseId: input.knowledgebaseId, organizationId },
   });
   if (!page) throw new AppError("not_found", "No page with that id in this knowledgebase.");
   return page;

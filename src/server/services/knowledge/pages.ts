@@ -95,7 +95,7 @@ export const createPage = guarded(
 export const getPage = guarded(
   { scope: "knowledge:read" },
   async function getPage(db: Db, actor: Actor, input: PageIdInput): Promise<Page> {
-    const page = await findPage(db, actor, input);
+    const page = await findPage(db, actor.organizationId, input);
     const links = await db.pageLink.findMany({ where: { pageId: page.id } });
     const [related, files, referencing] = await Promise.all([
       db.page.findMany({
@@ -147,7 +147,7 @@ export const getPage = guarded(
 export const movePage = guarded(
   { scope: "knowledge:write" },
   async function movePage(db: Db, actor: Actor, input: MovePageInput) {
-    const before = await findPage(db, actor, input);
+    const before = await findPage(db, actor.organizationId, input);
     const moved = await db.$transaction(async (tx) => {
       await lockFor(tx, `page-tree:${input.knowledgebaseId}`);
       await checkParent(tx, { id: input.knowledgebaseId, organizationId: actor.organizationId }, input.parentPageId);
@@ -191,7 +191,7 @@ export const movePage = guarded(
 export const deletePage = guarded(
   { scope: "knowledge:write", may: "delete" },
   async function deletePage(db: Db, actor: Actor, input: PageIdInput): Promise<void> {
-    const page = await findPage(db, actor, input);
+    const page = await findPage(db, actor.organizationId, input);
     await db.$transaction(async (tx) => {
       await lockFor(tx, `page-tree:${input.knowledgebaseId}`);
       const children = await tx.page.count({ where: { parentPageId: page.id } });
@@ -213,7 +213,7 @@ export const deletePage = guarded(
 export const listRevisions = guarded(
   { scope: "knowledge:read" },
   async function listRevisions(db: Db, actor: Actor, input: PageIdInput) {
-    const page = await findPage(db, actor, input);
+    const page = await findPage(db, actor.organizationId, input);
     const rows = await db.pageRevision.findMany({
       where: { pageId: page.id },
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],

@@ -7,12 +7,13 @@ import type { PatchOperation } from "@/schemas/knowledge/page";
 import { actorLabel, type Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
+import type { Prisma } from "@/generated/prisma/client";
 import { AppError, isAppError } from "@/server/errors";
 import { recordEvent, type EventInput } from "../org/events";
 import { enqueueIndexing, wakeIndexWorker } from "@/server/jobs/indexing";
 import { applyPatch } from "./page-patches";
 import { applyPageContent } from "./pages-shared";
-import { afterCursor, CURSOR_ORDER, toPage } from "../support/pagination";
+import { oldestFirst } from "../support/pagination";
 
 type ReviewRow = Awaited<ReturnType<Db["review"]["findFirstOrThrow"]>>;
 
@@ -102,18 +103,18 @@ export const listReviews = guarded(
     nextCursor: string | null;
   }> {
     const limit = input.limit ?? 50;
-    const rows = await db.review.findMany({
-      where: {
-        organizationId: actor.organizationId,
-        status: input.status ?? "pending",
-        ...(input.kind ? { kind: input.kind } : {}),
-        ...authoredBy(input.authorId),
-        ...afterCursor(input.cursor),
-      },
-      orderBy: CURSOR_ORDER,
-      take: limit + 1,
-    });
-    const { items, nextCursor } = toPage(rows, limit);
+    const { items, nextCursor } = await oldestFirst({ limit, cursor: input.cursor }, (after, window) =>
+      db.review.findMany({
+        where: {
+          organizationId: actor.organizationId,
+          status: input.status ?? "pending",
+          ...(input.kind ? { kind: input.kind } : {}),
+          ...authoredBy(input.authorId),
+          ...after,
+        },
+        ...window,
+      }),
+    );
     return { reviews: await toReviews(db, items), nextCursor };
   },
 );
@@ -184,6 +185,14 @@ function decisionEvent(action: string, row: ReviewRow, status: "approved" | "rej
   };
 }
 
+/** Locks the review's row for its decision; one decided meanwhile is refused. */
+async function lockPending(tx: Prisma.TransactionClient, row: ReviewRow): Promise<void> {
+  const locked = await tx.$queryRaw<
+    { status: string }[]
+  >`select status from reviews where id = ${row.id}::uuid for update`;
+  if (locked[0]?.status !== "pending") throw notPending(row);
+}
+
 function notPending(row: ReviewRow): AppError {
   return new AppError(
     "conflict",
@@ -197,10 +206,7 @@ export const approveReview = guarded(
     checkDecider(actor);
     const row = await findReview(db, actor, input.reviewId);
     await db.$transaction(async (tx) => {
-      const locked = await tx.$queryRaw<
-        { status: string }[]
-      >`select status from reviews where id = ${row.id}::uuid for update`;
-      if (locked[0]?.status !== "pending") throw notPending(row);
+      await lockPending(tx, row);
       const author = {
         authorMemberId: row.authorMemberId,
         keyId: row.keyId,
@@ -284,10 +290,7 @@ export const rejectReview = guarded(
     checkDecider(actor);
     const row = await findReview(db, actor, input.reviewId);
     await db.$transaction(async (tx) => {
-      const locked = await tx.$queryRaw<
-        { status: string }[]
-      >`select status from reviews where id = ${row.id}::uuid for update`;
-      if (locked[0]?.status !== "pending") throw notPending(row);
+      await lockPending(tx, row);
       if (row.kind === "page_create" && row.pageId) {
         // The placeholder page goes, unless someone has since written to it or put pages under it.
         const revisions = await tx.pageRevision.count({ where: { pageId: row.pageId } });

@@ -7,8 +7,10 @@ import {
   SOURCE_PREVIEW,
   type Source,
   type SourceDetail,
+  type SourceIdInput,
   type SourceWriteResult,
 } from "@/schemas/knowledge/source";
+import type { z } from "zod";
 import type { Actor, AuditDoor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import { retryOnConflict, type Db } from "@/server/db";
@@ -21,6 +23,9 @@ import { hashRequest, withIdempotency, type StoredResponse } from "../support/id
 import { recordEvent } from "../org/events";
 import { authorOf, findKnowledgebase, refuseOverPlanCap, reviewsWritesOf } from "../support/knowledge-access";
 import { toSource } from "../support/source-shape";
+
+/** Which source: its knowledgebase and its id, as every source route names them. */
+type SourceRef = z.infer<typeof SourceIdInput>;
 
 /** The time the transaction storing a new source (its document up to 4.5 MB) gets. */
 const SOURCE_WRITE_TRANSACTION = { timeout: 30_000, maxWait: 10_000 };
@@ -221,7 +226,7 @@ export const addSource = guarded(
   },
 );
 
-async function findSource(db: Db, actor: Actor, input: { knowledgebaseId: string; sourceId: string }) {
+async function findSource(db: Db, actor: Actor, input: SourceRef) {
   await findKnowledgebase(db, actor, input.knowledgebaseId);
   const row = await db.source.findFirst({
     where: { id: input.sourceId, knowledgebaseId: input.knowledgebaseId, organizationId: actor.organizationId },
@@ -232,13 +237,7 @@ async function findSource(db: Db, actor: Actor, input: { knowledgebaseId: string
 
 export const getSource = guarded(
   { scope: "knowledge:read" },
-  async function getSource(
-    db: Db,
-    actor: Actor,
-    input: { knowledgebaseId: string; sourceId: string },
-  ): Promise<{
-    source: Source;
-  }> {
+  async function getSource(db: Db, actor: Actor, input: SourceRef): Promise<{ source: Source }> {
     return { source: toSource(await findSource(db, actor, input)) };
   },
 );
@@ -246,11 +245,7 @@ export const getSource = guarded(
 /** The console's detail of a source: the start of its extracted text and chunks, and its indexing job. */
 export const getSourceDetail = guarded(
   { scope: "knowledge:read" },
-  async function getSourceDetail(
-    db: Db,
-    actor: Actor,
-    input: { knowledgebaseId: string; sourceId: string },
-  ): Promise<SourceDetail> {
+  async function getSourceDetail(db: Db, actor: Actor, input: SourceRef): Promise<SourceDetail> {
     const row = await findSource(db, actor, input);
     const [[text], chunks, chunkCount, job, refreshes] = await Promise.all([
       db.$queryRaw<{ preview: string; chars: number }[]>`
@@ -301,11 +296,7 @@ export const getSourceDetail = guarded(
 
 export const deleteSource = guarded(
   { scope: "knowledge:write", may: "delete" },
-  async function deleteSource(
-    db: Db,
-    actor: Actor,
-    input: { knowledgebaseId: string; sourceId: string },
-  ): Promise<void> {
+  async function deleteSource(db: Db, actor: Actor, input: SourceRef): Promise<void> {
     const row = await findSource(db, actor, input);
     // Deleting the row locks it, then its job and chunks (by cascade): the order the indexing worker keeps too.
     await retryOnConflict(() =>
@@ -330,7 +321,7 @@ export const updateSource = guarded(
   async function updateSource(
     db: Db,
     actor: Actor,
-    input: { knowledgebaseId: string; sourceId: string; refresh: RefreshPeriod | null },
+    input: SourceRef & { refresh: RefreshPeriod | null },
   ): Promise<{ source: Source }> {
     const row = await findSource(db, actor, input);
     if (row.url === null)
@@ -355,13 +346,7 @@ export const updateSource = guarded(
 /** Runs a failed source again from the start. */
 export const retrySource = guarded(
   { scope: "knowledge:write" },
-  async function retrySource(
-    db: Db,
-    actor: Actor,
-    input: { knowledgebaseId: string; sourceId: string },
-  ): Promise<{
-    source: Source;
-  }> {
+  async function retrySource(db: Db, actor: Actor, input: SourceRef): Promise<{ source: Source }> {
     const row = await findSource(db, actor, input);
     if (row.status !== "failed") {
       throw invalidRequest([

@@ -10,7 +10,7 @@ import type { OutboxMessage } from "@/schemas/portal/portal";
 import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
-import { beforeCursor, NEWEST_FIRST, toPage } from "../support/pagination";
+import { newestFirst } from "../support/pagination";
 
 export interface Mail {
   to: string;
@@ -77,12 +77,9 @@ export const listMail = guarded(
     messages: OutboxMessage[];
     nextCursor: string | null;
   }> {
-    const rows = await db.outboxMessage.findMany({
-      where: { organizationId: actor.organizationId, ...beforeCursor(input.cursor) },
-      orderBy: NEWEST_FIRST,
-      take: input.limit + 1,
-    });
-    const page = toPage(rows, input.limit);
+    const page = await newestFirst(input, (before, window) =>
+      db.outboxMessage.findMany({ where: { organizationId: actor.organizationId, ...before }, ...window }),
+    );
     return {
       messages: page.items.map((row) => {
         const readable = mayRead(actor, row);

@@ -18,6 +18,7 @@ import { logProviderFailure } from "@/server/observability/operator-log";
 import { requireIntegrationUrl } from "@/server/integration-urls";
 import { endpointOf, forgetMcpToolList, listMcpTools } from "@/server/runtime/mcp-client";
 import { sealSecret } from "@/server/secret-box";
+import { pick } from "@/lib/pick";
 
 const NOT_FOUND = "No MCP connection with that id in this organization.";
 const SLUG_TAKEN = "The organization already has an MCP connection with this slug.";
@@ -26,11 +27,7 @@ type ConnectionRow = Prisma.McpConnectionGetPayload<object>;
 
 function toMcpConnection(row: ConnectionRow): McpConnection {
   return {
-    id: row.id,
-    slug: row.slug,
-    name: row.name,
-    url: row.url,
-    headerNames: row.headerNames,
+    ...pick(row, ["id", "slug", "name", "url", "headerNames"]),
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };

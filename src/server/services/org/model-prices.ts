@@ -9,6 +9,7 @@ import { AppError } from "@/server/errors";
 import { isAvailableModel } from "@/server/runtime/models";
 import type { PriceList } from "@/server/runtime/pricing";
 import { changesBetween, recordEvent } from "./events";
+import { pick } from "@/lib/pick";
 
 type PriceRow = {
   modelId: string;
@@ -22,10 +23,7 @@ const PRICE_FIELDS = ["inputCreditsPerMillion", "outputCreditsPerMillion", "mini
 
 function toModelPrice(row: PriceRow): ModelPrice {
   return {
-    modelId: row.modelId,
-    inputCreditsPerMillion: row.inputCreditsPerMillion,
-    outputCreditsPerMillion: row.outputCreditsPerMillion,
-    minimumCredits: row.minimumCredits,
+    ...pick(row, ["modelId", ...PRICE_FIELDS]),
     updatedAt: row.updatedAt.toISOString(),
   };
 }

@@ -11,6 +11,7 @@ import { changesBetween, recorded, recordEvent, SECRET_CHANGED } from "./events"
 import { requireIntegrationUrl } from "@/server/integration-urls";
 import { dropStaleEmbeddings } from "@/server/jobs/embedding";
 import { sealSecret } from "@/server/secret-box";
+import { pick } from "@/lib/pick";
 
 const NOT_FOUND = "No model provider with that id in this organization.";
 const SLUG_TAKEN = "The organization already has a provider with this slug.";
@@ -19,9 +20,7 @@ type ProviderRow = Prisma.ModelProviderGetPayload<object>;
 
 function toModelProvider(row: ProviderRow): ModelProvider {
   return {
-    id: row.id,
-    slug: row.slug,
-    name: row.name,
+    ...pick(row, ["id", "slug", "name"]),
     kind: row.kind as ModelProvider["kind"],
     baseUrl: row.baseUrl,
     hasApiKey: row.apiKeyCiphertext !== null,

@@ -21,7 +21,8 @@ import { requireIntegrationUrl } from "@/server/integration-urls";
 import type { Prisma } from "@/generated/prisma/client";
 import { deliverNow } from "@/server/jobs/webhook-delivery";
 import { changesBetween, eventInsertSql, eventSqlParams, recorded, SECRET_CHANGED } from "./events";
-import { afterCursor, beforeCursor, CURSOR_ORDER, NEWEST_FIRST, toPage } from "../support/pagination";
+import { oldestFirst, newestFirst } from "../support/pagination";
+import { pick } from "@/lib/pick";
 
 /** After a rotation the old secret keeps signing for this long, so receivers can switch. */
 export const SECRET_OVERLAP_MS = 24 * 3_600_000;
@@ -62,9 +63,7 @@ type DeliveryRow = {
 
 export function toWebhookDelivery(row: DeliveryRow): WebhookDelivery {
   return {
-    id: row.id,
-    eventId: row.eventId,
-    type: row.type,
+    ...pick(row, ["id", "eventId", "type"]),
     status: row.status as WebhookDelivery["status"],
     attempts: row.attempts as WebhookDelivery["attempts"],
     nextAttemptAt: row.status === "pending" ? (row.nextAttemptAt?.toISOString() ?? null) : null,
@@ -124,12 +123,9 @@ export const createWebhookEndpoint = guarded(
 export const listWebhookEndpoints = guarded(
   { scope: "webhooks:read", may: "settings" },
   async function listWebhookEndpoints(db: Db, actor: Actor, input: { limit: number; cursor?: string }) {
-    const rows = await db.webhookEndpoint.findMany({
-      where: { organizationId: actor.organizationId, ...afterCursor(input.cursor) },
-      orderBy: CURSOR_ORDER,
-      take: input.limit + 1,
-    });
-    const page = toPage(rows, input.limit);
+    const page = await oldestFirst(input, (after, window) =>
+      db.webhookEndpoint.findMany({ where: { organizationId: actor.organizationId, ...after }, ...window }),
+    );
     return { endpoints: page.items.map(toWebhookEndpoint), nextCursor: page.nextCursor };
   },
 );
@@ -201,12 +197,12 @@ export const listWebhookDeliveries = guarded(
   { scope: "webhooks:read", may: "settings" },
   async function listWebhookDeliveries(db: Db, actor: Actor, input: { id: string; limit: number; cursor?: string }) {
     const endpoint = await findEndpoint(db, actor, input.id);
-    const rows = await db.webhookDelivery.findMany({
-      where: { endpointId: endpoint.id, organizationId: actor.organizationId, ...beforeCursor(input.cursor) },
-      orderBy: NEWEST_FIRST,
-      take: input.limit + 1,
-    });
-    const page = toPage(rows, input.limit);
+    const page = await newestFirst(input, (before, window) =>
+      db.webhookDelivery.findMany({
+        where: { endpointId: endpoint.id, organizationId: actor.organizationId, ...before },
+        ...window,
+      }),
+    );
     return { deliveries: page.items.map(toWebhookDelivery), nextCursor: page.nextCursor };
   },
 );

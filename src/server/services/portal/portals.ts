@@ -19,8 +19,9 @@ import { randomToken } from "@/server/auth/secrets";
 import { sealSecret } from "@/server/secret-box";
 import { changesBetween, recorded, SECRET_CHANGED } from "../org/events";
 import { nameContains } from "../org/name-search";
-import { afterCursor, CURSOR_ORDER, toPage } from "../support/pagination";
+import { oldestFirst } from "../support/pagination";
 import { findLivePlan } from "../provisioning/tier-plans";
+import { pick } from "@/lib/pick";
 
 const SLUG_TAKEN = "That slug is taken by another portal; choose another.";
 
@@ -43,13 +44,7 @@ type PortalRow = {
 
 function toPortal(row: PortalRow): Portal {
   return {
-    id: row.id,
-    name: row.name,
-    slug: row.slug,
-    greeting: row.greeting,
-    logoUrl: row.logoUrl,
-    accentColor: row.accentColor,
-    featuredAppIds: row.featuredAppIds,
+    ...pick(row, ["id", "name", "slug", "greeting", "logoUrl", "accentColor", "featuredAppIds"]),
     signIn: row.signIn as Portal["signIn"],
     defaultLanguage: row.defaultLanguage as Portal["defaultLanguage"],
     embed: { enabled: row.embedEnabled, allowedOrigins: row.embedAllowedOrigins, hasSecret: row.embedSecret !== null },
@@ -256,12 +251,12 @@ export const getPortal = guarded(
 export const listPortals = guarded(
   { scope: "end_users:read" },
   async function listPortals(db: Db, actor: Actor, input: z.infer<typeof ListPortalsInput>) {
-    const rows = await db.portal.findMany({
-      where: { organizationId: actor.organizationId, ...nameContains(input.q), ...afterCursor(input.cursor) },
-      orderBy: CURSOR_ORDER,
-      take: input.limit + 1,
-    });
-    const page = toPage(rows, input.limit);
+    const page = await oldestFirst(input, (after, window) =>
+      db.portal.findMany({
+        where: { organizationId: actor.organizationId, ...nameContains(input.q), ...after },
+        ...window,
+      }),
+    );
     return { portals: page.items.map(toPortal), nextCursor: page.nextCursor };
   },
 );

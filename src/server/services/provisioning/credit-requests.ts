@@ -19,6 +19,7 @@ import { POOL_BONUS_SQL, POOL_NEXT_RESET_SQL, POOL_USED_SQL } from "../support/c
 import { subscriptionSelect, toSubscriptionDetail } from "./end-user-subscriptions";
 import { recorded, recordEvent } from "../org/events";
 import { deliverMail } from "../org/mail";
+import { pick } from "@/lib/pick";
 
 /** Open requests one end user may have at once. */
 export const MAX_OPEN_CREDIT_REQUESTS = 3;
@@ -34,10 +35,7 @@ type CreditRequestRow = {
 
 function toCreditRequest(row: CreditRequestRow): CreditRequest {
   return {
-    id: row.id,
-    endUserId: row.endUserId,
-    message: row.message,
-    status: row.status,
+    ...pick(row, ["id", "endUserId", "message", "status"]),
     createdAt: row.createdAt.toISOString(),
     resolvedAt: row.resolvedAt?.toISOString() ?? null,
   };

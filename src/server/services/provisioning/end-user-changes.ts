@@ -18,11 +18,11 @@ type Tx = Prisma.TransactionClient;
 export const updateEndUser = guarded(
   { scope: "end_users:write" },
   async function updateEndUser(db: Db, actor: Actor, input: UpdateEndUserInput): Promise<EndUser> {
-    const user = await findEndUser(db, actor, input.endUserId);
+    const user = await findEndUser(db, actor.organizationId, input.endUserId);
     if (input.fullName === undefined || input.fullName === user.fullName) return toEndUser(user);
     return db.$transaction(async (tx) => {
       // The row as it is now, locked: the event's "before", and nothing recorded if it already reads so.
-      const current = await lockedEndUser(tx, actor, user.id);
+      const current = await lockedEndUser(tx, actor.organizationId, user.id);
       if (current.fullName === input.fullName) return toEndUser(current);
       const row = await tx.endUser.update({
         where: { id: user.id, organizationId: actor.organizationId },
@@ -43,7 +43,7 @@ export const updateEndUser = guarded(
 export const revokeEndUser = guarded(
   { scope: "end_users:write" },
   async function revokeEndUser(db: Db, actor: Actor, input: EndUserIdInput): Promise<EndUser> {
-    const user = await findEndUser(db, actor, input.endUserId);
+    const user = await findEndUser(db, actor.organizationId, input.endUserId);
     if (user.revokedAt) return toEndUser(user);
     // Their portal sessions end with the revocation (and stay ended if they are provisioned again).
     const revokedAt = new Date();
@@ -69,7 +69,7 @@ export const revokeEndUser = guarded(
 export const deleteEndUser = guarded(
   { scope: "end_users:write", may: "delete" },
   async function deleteEndUser(db: Db, actor: Actor, input: EndUserIdInput): Promise<void> {
-    const user = await findEndUser(db, actor, input.endUserId);
+    const user = await findEndUser(db, actor.organizationId, input.endUserId);
     await db.$transaction([
       db.subscription.updateMany({ where: { endUserId: user.id }, data: { status: "canceled" } }),
       db.grant.deleteMany({ where: { endUserId: user.id } }),
@@ -97,7 +97,7 @@ export const deleteEndUser = guarded(
 export const removeEndUserGrant = guarded(
   { scope: "end_users:write", may: "delete" },
   async function removeEndUserGrant(db: Db, actor: Actor, input: RemoveGrantInput): Promise<void> {
-    const user = await findEndUser(db, actor, input.endUserId);
+    const user = await findEndUser(db, actor.organizationId, input.endUserId);
     const remove = (tx: Tx) =>
       tx.grant.deleteMany({ where: { id: input.grantId, organizationId: actor.organizationId, endUserId: user.id } });
     const { count } = await recorded(db, actor, remove, ({ count }) =>

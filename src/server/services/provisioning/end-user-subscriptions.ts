@@ -105,7 +105,7 @@ export async function subscribe(
 export const removeSubscription = guarded(
   { scope: "end_users:write", may: "delete" },
   async function removeSubscription(db: Db, actor: Actor, input: RemoveSubscriptionInput): Promise<void> {
-    const user = await findEndUser(db, actor, input.endUserId);
+    const user = await findEndUser(db, actor.organizationId, input.endUserId);
     const subscription = await db.subscription.findFirst({
       where: { endUserId: user.id, tierPlanId: input.tierPlanId, status: "active" },
       include: { tierPlan: { select: { groupId: true } } },
@@ -140,7 +140,7 @@ export const linkProcessorSubscription = guarded(
     actor: Actor,
     input: { endUserId: string; tierPlanId: string },
   ): Promise<SubscriptionDetail> {
-    const user = await findEndUser(db, actor, input.endUserId);
+    const user = await findEndUser(db, actor.organizationId, input.endUserId);
     const plan = await liveTierPlan(db, actor.organizationId, input.tierPlanId);
     return db.$transaction(async (tx) => {
       const [was] = await tx.$queryRaw<{ status: string; provisionedBy: string; isComped: boolean }[]>`

@@ -1,7 +1,6 @@
 // What the end-user services share: an end user as the API shows it, and the lookups a change
 // to one starts from.
 import type { EndUser } from "@/schemas/provisioning/provisioning";
-import type { Actor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
@@ -39,16 +38,15 @@ export function endUserTarget(user: { id: string; email: string }) {
 }
 
 /** The end user's row as it is now, locked until the transaction ends (a write's true "before"). */
-export async function lockedEndUser(tx: Tx, actor: Actor, endUserId: string) {
-  await tx.$queryRaw`select 1 from end_users where id = ${endUserId}::uuid and organization_id = ${actor.organizationId}::uuid
+export async function lockedEndUser(tx: Tx, organizationId: string, endUserId: string) {
+  await tx.$queryRaw`select 1 from end_users where id = ${endUserId}::uuid and organization_id = ${organizationId}::uuid
     for no key update`;
-  return findEndUser(tx, actor, endUserId);
+  return findEndUser(tx, organizationId, endUserId);
 }
 
-export async function findEndUser(db: Db | Tx, actor: Actor, endUserId: string) {
-  const user = await db.endUser.findFirst({
-    where: { id: endUserId, organizationId: actor.organizationId, deletedAt: null },
-  });
+/** The organization's end user (not deleted); the guarded service calling it has checked the caller. */
+export async function findEndUser(db: Db | Tx, organizationId: string, endUserId: string) {
+  const user = await db.endUser.findFirst({ where: { id: endUserId, organizationId, deletedAt: null } });
   if (!user) throw new AppError("not_found", "No end user with that id.");
   return user;
 }

@@ -7,7 +7,7 @@ import { AppError } from "@/server/errors";
 import { Prisma } from "@/generated/prisma/client";
 import { BUILTIN_MODEL_ID, isAvailableModel } from "@/server/runtime/models";
 import { changesBetween, recordEvent } from "../org/events";
-import { afterCursor, CURSOR_ORDER, toPage } from "../support/pagination";
+import { oldestFirst } from "../support/pagination";
 import { toUserGroup } from "./user-groups";
 
 type PlanRow = {
@@ -105,12 +105,9 @@ function planTarget(plan: { id: string; name: string }) {
 export const listTierPlans = guarded(
   { scope: "end_users:read" },
   async function listTierPlans(db: Db, actor: Actor, input: ListQuery) {
-    const rows = await db.tierPlan.findMany({
-      where: { organizationId: actor.organizationId, ...afterCursor(input.cursor) },
-      orderBy: CURSOR_ORDER,
-      take: input.limit + 1,
-    });
-    const page = toPage(rows, input.limit);
+    const page = await oldestFirst(input, (after, window) =>
+      db.tierPlan.findMany({ where: { organizationId: actor.organizationId, ...after }, ...window }),
+    );
     return { tierPlans: page.items.map(toTierPlan), nextCursor: page.nextCursor };
   },
 );

@@ -19,7 +19,7 @@ import { assertGrantTargets, insertGrants, toGrant } from "../support/grants";
 import { changesBetween, recorded, recordEvent } from "../org/events";
 import { nameContains } from "../org/name-search";
 import type { Prisma } from "@/generated/prisma/client";
-import { afterCursor, CURSOR_ORDER, toPage } from "../support/pagination";
+import { afterCursor, toPage, oldestFirst } from "../support/pagination";
 
 type GroupRow = {
   id: string;
@@ -125,13 +125,13 @@ export const listUserGroups = guarded(
   { scope: "end_users:read" },
   async function listUserGroups(db: Db, actor: Actor, input: ListUserGroupsInput) {
     await assertGroupsEnabled(db, actor.organizationId);
-    const rows = await db.userGroup.findMany({
-      where: { organizationId: actor.organizationId, ...nameContains(input.q), ...afterCursor(input.cursor) },
-      include: groupInclude,
-      orderBy: CURSOR_ORDER,
-      take: input.limit + 1,
-    });
-    const page = toPage(rows, input.limit);
+    const page = await oldestFirst(input, (after, window) =>
+      db.userGroup.findMany({
+        where: { organizationId: actor.organizationId, ...nameContains(input.q), ...after },
+        include: groupInclude,
+        ...window,
+      }),
+    );
     return { userGroups: page.items.map(toUserGroup), nextCursor: page.nextCursor };
   },
 );

@@ -9,7 +9,7 @@ import type { ModelPrice } from "@/server/runtime/pricing";
 import { executionUsage, type RunPricing } from "@/server/runtime/run-pricing";
 import type { Turn } from "@/server/runtime/models";
 import { RUN_LOST } from "@/server/runtime/run-leases";
-import type { ApprovalPause, RunContext, TraceEntry } from "@/server/runtime/run";
+import type { ApprovalPause, RunContext, TraceEntry } from "@/server/runtime/run-context";
 import type { TemplateScope } from "@/server/runtime/templates";
 import type { RunCharge } from "../provisioning/credits";
 import { recordEvent, type EventActor } from "../org/events";

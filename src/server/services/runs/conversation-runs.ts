@@ -17,7 +17,7 @@ import { whenDatabaseAnswers } from "@/server/runtime/database-wait";
 import { RUN_LIMITS } from "@/server/runtime/limits";
 import { END_RUN_SQL, endRunParams, RUN_LOST, settleLostRun } from "@/server/runtime/run-leases";
 import { ownRun, requestCancel, wakeRun, watchRun } from "@/server/runtime/run-hub";
-import type { RunStep } from "@/server/runtime/run";
+import type { RunStep } from "@/server/runtime/run-context";
 import { isAwaiting } from "./approval-pause";
 import { converse, type ConverseInput, type StartedRun } from "./conversations";
 import { findExecution } from "./executions";

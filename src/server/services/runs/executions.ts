@@ -14,7 +14,7 @@ import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
 import { logUnsuccessfulRun } from "@/server/observability/operator-log";
-import type { TraceEntry } from "@/server/runtime/run";
+import type { TraceEntry } from "@/server/runtime/run-context";
 import { recordEvent, type EventActor, type SystemActor } from "../org/events";
 import { builderItemNames } from "../support/item-names";
 import { recordRunUsage } from "./usage-records";

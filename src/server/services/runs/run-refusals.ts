@@ -5,7 +5,7 @@ import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import { NO_FLUSH, type Db } from "@/server/db";
 import { logger } from "@/server/observability/log";
-import { beforeCursor, NEWEST_FIRST, toPage } from "../support/pagination";
+import { newestFirst } from "../support/pagination";
 import { recordUsage, type UsageEvent } from "./usage-records";
 
 /**
@@ -60,19 +60,19 @@ export const listRefusals = guarded(
     input: z.infer<typeof ListRefusalsInput>,
   ): Promise<{ refusals: Refusal[]; nextCursor: string | null }> {
     const { organizationId } = actor;
-    const rows = await db.runRefusal.findMany({
-      where: {
-        organizationId,
-        ...(input.code ? { code: input.code } : {}),
-        ...(input.appId ? { appId: input.appId } : {}),
-        ...(input.endUserId ? { endUserId: input.endUserId } : {}),
-        ...(input.portalId ? { portalId: input.portalId } : {}),
-        ...beforeCursor(input.cursor),
-      },
-      orderBy: NEWEST_FIRST,
-      take: input.limit + 1,
-    });
-    const page = toPage(rows, input.limit);
+    const page = await newestFirst(input, (before, window) =>
+      db.runRefusal.findMany({
+        where: {
+          organizationId,
+          ...(input.code ? { code: input.code } : {}),
+          ...(input.appId ? { appId: input.appId } : {}),
+          ...(input.endUserId ? { endUserId: input.endUserId } : {}),
+          ...(input.portalId ? { portalId: input.portalId } : {}),
+          ...before,
+        },
+        ...window,
+      }),
+    );
     const ids = (key: "appId" | "endUserId" | "portalId" | "planId") => [
       ...new Set(page.items.flatMap((row) => (row[key] ? [row[key]] : []))),
     ];

@@ -10,9 +10,12 @@ export type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
 
 /** The knowledgebase if the actor's organization owns it and it is not an end user's notebook. */
 export async function findKnowledgebase(db: Db | Tx, actor: Actor, knowledgebaseId: string) {
-  const row = await db.knowledgebase.findFirst({
-    where: { id: knowledgebaseId, organizationId: actor.organizationId, endUserId: null },
-  });
+  return knowledgebaseOf(db, actor.organizationId, knowledgebaseId);
+}
+
+/** The organization's knowledgebase (not an end user's own), for lookups that take the organization. */
+export async function knowledgebaseOf(db: Db | Tx, organizationId: string, knowledgebaseId: string) {
+  const row = await db.knowledgebase.findFirst({ where: { id: knowledgebaseId, organizationId, endUserId: null } });
   if (!row) throw new AppError("not_found", "No knowledgebase with that id in this organization.");
   return row;
 }

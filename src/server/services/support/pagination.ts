@@ -61,3 +61,28 @@ export function beforeCursor(cursor: string | undefined) {
 }
 
 export const NEWEST_FIRST = [{ createdAt: "desc" as const }, { id: "desc" as const }];
+
+type PageQuery = { limit: number; cursor?: string };
+type Page<T> = { items: T[]; nextCursor: string | null };
+
+/**
+ * One page of a list in CURSOR_ORDER: `find` runs the findMany with `after` spread into its
+ * `where` and `window` (order and `limit + 1`) beside it; its rows become the page.
+ */
+export async function oldestFirst<T extends CursorPosition>(
+  input: PageQuery,
+  find: (after: ReturnType<typeof afterCursor>, window: { orderBy: typeof CURSOR_ORDER; take: number }) => Promise<T[]>,
+): Promise<Page<T>> {
+  return toPage(await find(afterCursor(input.cursor), { orderBy: CURSOR_ORDER, take: input.limit + 1 }), input.limit);
+}
+
+/** As oldestFirst, for lists shown newest first. */
+export async function newestFirst<T extends CursorPosition>(
+  input: PageQuery,
+  find: (
+    before: ReturnType<typeof beforeCursor>,
+    window: { orderBy: typeof NEWEST_FIRST; take: number },
+  ) => Promise<T[]>,
+): Promise<Page<T>> {
+  return toPage(await find(beforeCursor(input.cursor), { orderBy: NEWEST_FIRST, take: input.limit + 1 }), input.limit);
+}

@@ -1,6 +1,7 @@
 // A source as the REST API shows it, from its row: shared by the sources service and the
 // indexing worker (whose webhook events carry it) without either importing the other.
 import type { Source } from "@/schemas/knowledge/source";
+import { pick } from "@/lib/pick";
 
 export type SourceRow = {
   id: string;
@@ -23,12 +24,9 @@ export type SourceRow = {
 
 export function toSource(row: SourceRow): Source {
   return {
-    id: row.id,
-    name: row.name,
-    type: row.type,
+    ...pick(row, ["id", "name", "type"]),
     status: row.status as Source["status"],
-    searchable: row.searchable,
-    disabled: row.disabled,
+    ...pick(row, ["searchable", "disabled"]),
     url: row.url ?? "",
     updatedAt: row.updatedAt.toISOString(),
     createdAt: row.createdAt.toISOString(),

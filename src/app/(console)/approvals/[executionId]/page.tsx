@@ -27,6 +27,24 @@ function show(value: unknown): string {
   return typeof value === "string" ? value : JSON.stringify(value, null, 2);
 }
 
+/** The run's named values (its inputs, its variables) under a heading, or nothing when there are none. */
+function NamedValues({ title, values }: { title: string; values: Record<string, unknown> }) {
+  if (Object.keys(values).length === 0) return null;
+  return (
+    <>
+      <h3>{title}</h3>
+      <dl className="facts">
+        {Object.entries(values).map(([key, value]) => (
+          <div key={key} className="fact">
+            <dt>{key}</dt>
+            <dd className="approval-value">{show(value)}</dd>
+          </div>
+        ))}
+      </dl>
+    </>
+  );
+}
+
 export default function ApprovalPage() {
   const { executionId } = useParams<{ executionId: string }>();
   const trpc = useTRPC();
@@ -95,32 +113,8 @@ export default function ApprovalPage() {
             </dl>
             <h3>Asked</h3>
             <pre className="approval-value">{data.input}</pre>
-            {Object.keys(data.inputs).length > 0 && (
-              <>
-                <h3>Inputs</h3>
-                <dl className="facts">
-                  {Object.entries(data.inputs).map(([key, value]) => (
-                    <div key={key} className="fact">
-                      <dt>{key}</dt>
-                      <dd className="approval-value">{show(value)}</dd>
-                    </div>
-                  ))}
-                </dl>
-              </>
-            )}
-            {Object.keys(data.variables).length > 0 && (
-              <>
-                <h3>Variables so far</h3>
-                <dl className="facts">
-                  {Object.entries(data.variables).map(([key, value]) => (
-                    <div key={key} className="fact">
-                      <dt>{key}</dt>
-                      <dd className="approval-value">{show(value)}</dd>
-                    </div>
-                  ))}
-                </dl>
-              </>
-            )}
+            <NamedValues title="Inputs" values={data.inputs} />
+            <NamedValues title="Variables so far" values={data.variables} />
           </Panel>
 
           {approval.status === "pending" && (

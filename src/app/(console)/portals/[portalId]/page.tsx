@@ -34,6 +34,7 @@ import { PageHeader } from "@/components/console";
 import { ScopedUsage } from "@/components/usage/scoped-usage";
 import Link from "next/link";
 import { MAX_GREETING_CHARS, MAX_NAME_CHARS, MAX_PORTAL_SLUG_CHARS, MAX_URL_CHARS } from "@/schemas/limits";
+import { pick } from "@/lib/pick";
 
 /** The settings form's fields of the API's update input (embedding and sign-in have their own panels). */
 const SettingsFields = UpdatePortalInput.pick({
@@ -63,15 +64,7 @@ function FieldError({ field, error }: { field: Field; error: unknown }) {
 }
 
 function settingsOf(portal: PortalDetail): Settings {
-  return {
-    name: portal.name,
-    slug: portal.slug,
-    greeting: portal.greeting,
-    logoUrl: portal.logoUrl,
-    accentColor: portal.accentColor,
-    featuredAppIds: portal.featuredAppIds,
-    defaultLanguage: portal.defaultLanguage,
-  };
+  return pick(portal, FIELDS);
 }
 
 /** An empty text is no value (the default look, no logo). */

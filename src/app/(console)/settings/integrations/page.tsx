@@ -6,7 +6,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { ListTree, Pencil } from "lucide-react";
 import { useRouter, useSearchParams } from "next/navigation";
-import { Suspense } from "react";
 import {
   ConfirmButton,
   CopyButton,
@@ -16,6 +15,7 @@ import {
   PageHeader,
   Panel,
   useMay,
+  urlStatePage,
 } from "@/components/console";
 import { ConnectionForm } from "@/components/settings/connection-form";
 import { useTRPC } from "@/lib/trpc";
@@ -52,13 +52,7 @@ function ConnectionTools({ connection }: { connection: McpConnection }) {
   );
 }
 
-export default function IntegrationsPage() {
-  return (
-    <Suspense fallback={<p className="muted">Loading…</p>}>
-      <Integrations />
-    </Suspense>
-  );
-}
+export default urlStatePage(Integrations);
 
 function Integrations() {
   const trpc = useTRPC();

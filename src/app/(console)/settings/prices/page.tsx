@@ -5,7 +5,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Pencil } from "lucide-react";
 import { useRouter, useSearchParams } from "next/navigation";
-import { Suspense } from "react";
 import { useWatch } from "react-hook-form";
 import {
   Button,
@@ -18,6 +17,7 @@ import {
   Panel,
   fieldProblem,
   useZodForm,
+  urlStatePage,
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import {
@@ -33,13 +33,7 @@ const PriceFields = SetModelPriceInput.omit({ modelId: true });
 
 const TYPICAL = `${TYPICAL_TURN.inputTokens.toLocaleString("en-US")} input + ${TYPICAL_TURN.outputTokens} output tokens`;
 
-export default function PricesPage() {
-  return (
-    <Suspense fallback={<p className="muted">Loading…</p>}>
-      <Prices />
-    </Suspense>
-  );
-}
+export default urlStatePage(Prices);
 
 function Prices() {
   const trpc = useTRPC();

@@ -4,20 +4,21 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Pencil } from "lucide-react";
 import { useRouter, useSearchParams } from "next/navigation";
-import { Suspense } from "react";
-import { ConfirmButton, DataTable, ErrorAlert, notifyDone, PageHeader, Panel } from "@/components/console";
+import {
+  ConfirmButton,
+  DataTable,
+  ErrorAlert,
+  notifyDone,
+  PageHeader,
+  Panel,
+  urlStatePage,
+} from "@/components/console";
 import { ProviderForm } from "@/components/settings/provider-form";
 import { useTRPC } from "@/lib/trpc";
 
 const KINDS = { "openai-compatible": "OpenAI-compatible", anthropic: "Anthropic" } as const;
 
-export default function ProvidersPage() {
-  return (
-    <Suspense fallback={<p className="muted">Loading…</p>}>
-      <Providers />
-    </Suspense>
-  );
-}
+export default urlStatePage(Providers);
 
 function Providers() {
   const trpc = useTRPC();

@@ -30,7 +30,7 @@ import { deployVersion, listVersions, publishItem } from "@/server/services/buil
 import { patchDraft } from "@/server/services/builder/draft-edits";
 import { writesKind } from "@/server/services/support/builder-kinds";
 import { router, scopedProcedure } from "../../init";
-import { entityTag, ifMatchOf } from "../../entity-tags";
+import { ifMatchOf, tagged } from "../../entity-tags";
 
 function keyed<K extends string, T extends z.ZodType>(key: K, schema: T) {
   return z.strictObject({ [key]: schema } as { [P in K]: T });
@@ -142,8 +142,7 @@ function builderRouter<
       .output(ViewOutput)
       .query(async ({ ctx, input }) => {
         const draft = await getDraft(ctx.db, ctx.actor, kind, idOf(input));
-        ctx.response.headers.set("ETag", entityTag(draft.updatedAt as string));
-        return { [one]: draft } as never;
+        return { [one]: tagged(ctx.response, draft) } as never;
       }),
     patchDraft: scopedProcedure(patchDraft.requirementFor(kind))
       .meta({
@@ -171,8 +170,7 @@ function builderRouter<
           ifUnmodifiedSince: ctx.requestHeaders?.get("if-unmodified-since") ?? undefined,
           ifMatch: ifMatchOf(ctx.requestHeaders),
         });
-        ctx.response.headers.set("ETag", entityTag(updated.updatedAt as string));
-        return { [one]: updated } as never;
+        return { [one]: tagged(ctx.response, updated) } as never;
       }),
     publish: scopedProcedure(publishItem.requirementFor(kind))
       .meta({

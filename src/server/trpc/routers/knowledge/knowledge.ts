@@ -19,6 +19,7 @@ import {
   PageRevisionsOutput,
   PageWriteResult,
   PatchPageInput,
+  SavePageInput,
 } from "@/schemas/knowledge/page";
 import {
   CreateSourceInput,
@@ -30,7 +31,6 @@ import {
   SourceWriteResult,
   UploadSourceInput,
 } from "@/schemas/knowledge/source";
-import { markdownText, titleText, Uuid } from "@/schemas/common";
 import { channelOf } from "@/server/auth/actor";
 import {
   createKnowledgebase,
@@ -52,7 +52,7 @@ import {
   retrySource,
   updateSource,
 } from "@/server/services/knowledge/sources";
-import { entityTag, ifMatchOf } from "../../entity-tags";
+import { ifMatchOf, tagged } from "../../entity-tags";
 import { memberProcedure, router, scopedProcedure } from "../../init";
 
 const TAGS = ["Knowledgebases"];
@@ -307,9 +307,7 @@ export const knowledgeRouter = router({
     .input(PageIdInput)
     .output(Page)
     .query(async ({ ctx, input }) => {
-      const page = await getPage(ctx.db, ctx.actor, input);
-      ctx.response.headers.set("ETag", entityTag(page.updatedAt));
-      return page;
+      return tagged(ctx.response, await getPage(ctx.db, ctx.actor, input));
     }),
 
   patchPage: scopedProcedure(patchPage.requirement)
@@ -395,7 +393,7 @@ export const knowledgeRouter = router({
     }),
 
   savePage: memberProcedure(savePage.requirement)
-    .input(z.strictObject({ knowledgebaseId: Uuid, pageId: Uuid, title: titleText.optional(), markdown: markdownText }))
+    .input(SavePageInput)
     .output(PageWriteResult)
     .mutation(({ ctx, input }) => savePage(ctx.db, ctx.actor, input)),
 
