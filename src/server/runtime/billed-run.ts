@@ -41,7 +41,7 @@ import { recordExecution, type ExecutionRecord, type RunActor } from "@/server/s
 import { assertModelsInPlans, limitedModels } from "@/server/services/provisioning/tier-plans";
 import { whenDatabaseAnswers } from "./database-wait";
 import { dropLease, holdLease, refundLeased, RUN_LOST, type LeasedExecution } from "./run-leases";
-import { runCanceled, type RunContext } from "./run";
+import { runCanceled, type RunContext } from "./run-context";
 
 /** Credits per run: the contract's "1 per conversation or transaction call, 1 per test case". */
 export const RUN_CREDITS = { conversation: 1, transaction: 1, testCase: 1 } as const;

@@ -11,9 +11,6 @@ import { answer, retrieveOnce, route } from "./run-calls";
 import { runAgent } from "./run-agent";
 import { inputsFromMessage, runFlow } from "./run-flow";
 
-// What billed-run.ts and the runs' services (conversations, transactions) import from here.
-export { isApprovalPause, newRunContext, runCanceled, type RunContext, type RunStep } from "./run-context";
-
 export type Member =
   | { kind: "agent"; runnable: Runnable<AgentDocument>; flows: Runnable<FlowDocument>[] }
   | { kind: "flow"; runnable: Runnable<FlowDocument> };

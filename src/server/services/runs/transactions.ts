@@ -13,7 +13,8 @@ import { JsonTooDeep, jsonObjectIn } from "@/server/runtime/json-in-text";
 import { schemaProblems } from "@/server/runtime/json-schema";
 import { RUN_LIMITS, runLimitExceeded } from "@/server/runtime/limits";
 import { knownCallsOfApp, modelsOfApp } from "@/server/runtime/metering";
-import { isApprovalPause, newRunContext, runApp } from "@/server/runtime/run";
+import { runApp } from "@/server/runtime/run";
+import { isApprovalPause, newRunContext } from "@/server/runtime/run-context";
 import { pauseForApproval } from "./approval-pause";
 import { appRunFor } from "./conversations";
 
