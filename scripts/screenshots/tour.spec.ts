@@ -57,7 +57,7 @@ async function seed(page: Page, width: number): Promise<Seeded> {
     PASSWORD,
   );
 
-  const gold = await admin<{ tierPlan: { id: string; groupId: string } }>(
+  const { tierPlan: gold } = await admin<{ tierPlan: { id: string; groupId: string } }>(
     "plan",
     "create",
     "--org",
@@ -67,7 +67,7 @@ async function seed(page: Page, width: number): Promise<Seeded> {
     "--credits",
     "500",
     "--with-group",
-  ).tierPlan;
+  );
   await admin("plan", "create", "--org", org, "--name", "Starter", "--credits", "50");
 
   const { knowledgebase } = await call("POST", "/knowledgebases", {
