@@ -8,7 +8,7 @@ const SHOTS = process.env.AUDIT_SCREENSHOTS_DIR;
 test("an end user's page shows its recent activity, linked to the filtered Audit log, which exports it", async ({
   page,
 }) => {
-  const demo = seedDemo();
+  const demo = await seedDemo();
   const created = await api(page.request, demo.orgKey.secret, "POST", "/end-users", {
     email: `carol-${Date.now()}@example.test`,
     fullName: "Carol",

@@ -126,7 +126,7 @@ test("an answer's sources, regenerate, copy and feedback; Executions filter by w
 test("a refusal before anything streams is shown in an alert and the message is kept", async ({ page }) => {
   const { orgKey, organization } = await signedInDemo(page);
   const { appId } = await seedApp(page.request, orgKey.secret);
-  admin("org", "update", "--org", organization.id, "--credits", "0");
+  await admin("org", "update", "--org", organization.id, "--credits", "0");
   await page.goto(`/chat/${appId}`);
   // The greeting comes from the app's query, so the page is live before anything is typed.
   await expect(page.getByTestId("greeting")).toHaveText("Hello! How can I help?");

@@ -16,7 +16,7 @@ async function post(request: APIRequestContext, key: string, path: string, data:
 
 /** One of everything a console page shows, so detail pages have something to render. */
 async function seedEverything(request: APIRequestContext, organizationId: string, key: string) {
-  admin("plan", "create", "--org", organizationId, "--name", "Gold", "--credits", "500");
+  await admin("plan", "create", "--org", organizationId, "--name", "Gold", "--credits", "500");
   const { knowledgebase } = await post(request, key, "/knowledgebases", { name: "Handbook" });
   await post(request, key, `/knowledgebases/${knowledgebase.id}/pages`, {
     title: "Refund policy",
@@ -42,7 +42,7 @@ async function seedEverything(request: APIRequestContext, organizationId: string
   const { userGroup } = await post(request, key, "/user-groups", { name: "Support staff" });
   const { portal } = await post(request, key, "/portals", { name: "Support portal" });
   // With agent writes reviewed, a key's page edit waits in the review queue.
-  admin("org", "update", "--org", organizationId, "--review-agent-writes", "true");
+  await admin("org", "update", "--org", organizationId, "--review-agent-writes", "true");
   const proposed = await post(request, key, `/knowledgebases/${knowledgebase.id}/pages`, {
     title: "Shipping",
     markdown: "Shipping takes 3 days.",

@@ -24,10 +24,10 @@ for (const viewport of VIEWPORTS) {
       page,
     }) => {
       test.setTimeout(180_000);
-      const demo = seedDemo();
+      const demo = await seedDemo();
       const email = `builder.${viewport.name}@example.com`;
       const password = "a-builder-passphrase";
-      addMember(demo.organization.id, { email, password }, "member");
+      await addMember(demo.organization.id, { email, password }, "member");
       await page.goto("/sign-in");
       await page.getByLabel("Email").fill(email);
       await page.getByLabel("Password").fill(password);
@@ -140,9 +140,9 @@ test("accounts: a member changes their own password in the console; an admin res
   browser,
 }) => {
   await page.setViewportSize({ width: 1440, height: 900 });
-  const demo = seedDemo();
+  const demo = await seedDemo();
   const email = "pat@example.com";
-  addMember(demo.organization.id, { email, password: "the-first-passphrase" }, "member");
+  await addMember(demo.organization.id, { email, password: "the-first-passphrase" }, "member");
   await signIn(page, { email, password: "the-first-passphrase" });
   await page.goto("/account");
   await page.getByLabel("Current password").fill("the-first-passphrase");
@@ -170,7 +170,7 @@ test("accounts: a member changes their own password in the console; an admin res
   ).toBe(false);
 
   // The member opens the mailed link in a browser of their own and chooses a new password.
-  const { messages } = admin<{ messages: { to: string; text: string }[] }>(
+  const { messages } = await admin<{ messages: { to: string; text: string }[] }>(
     "mail",
     "list",
     "--org",

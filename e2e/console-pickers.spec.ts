@@ -21,7 +21,7 @@ for (const viewport of VIEWPORTS) {
     test.use({ viewport: { width: viewport.width, height: viewport.height } });
 
     test("members, grants and filters are picked by name; the chat renders markdown", async ({ page }) => {
-      const { login, orgKey } = seedDemo();
+      const { login, orgKey } = await seedDemo();
       const key = orgKey.secret;
       await signIn(page, login);
       const { knowledgebase } = await api(page.request, key, "POST", "/knowledgebases", { name: "Handbook" });

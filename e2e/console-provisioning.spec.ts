@@ -24,9 +24,9 @@ for (const viewport of VIEWPORTS) {
   }) => {
     test.setTimeout(180_000);
     await page.setViewportSize(viewport);
-    const { login, orgKey, organization } = seedDemo();
+    const { login, orgKey, organization } = await seedDemo();
     const key = orgKey.secret;
-    const { tierPlan } = admin<{ tierPlan: { id: string; groupId: string } }>(
+    const { tierPlan } = await admin<{ tierPlan: { id: string; groupId: string } }>(
       "plan",
       "create",
       "--org",

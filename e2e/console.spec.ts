@@ -2,7 +2,7 @@ import { expect, test } from "@playwright/test";
 import { addMember, seedDemo, signedInDemo, signIn } from "./fixtures";
 
 test("a wrong password shows an error and does not sign in", async ({ page }) => {
-  const { login } = seedDemo();
+  const { login } = await seedDemo();
   await page.goto("/");
   await expect(page).toHaveURL(/\/sign-in$/);
   await page.getByLabel("Email").fill(login.email);
@@ -14,7 +14,7 @@ test("a wrong password shows an error and does not sign in", async ({ page }) =>
 });
 
 test("sign in, create an organization key, see its secret once, revoke it, sign out", async ({ page }) => {
-  const { login, organization } = seedDemo();
+  const { login, organization } = await seedDemo();
   await page.goto("/sign-in");
   await page.getByLabel("Email").fill(login.email);
   await page.getByLabel("Password").fill(login.password);
@@ -88,9 +88,9 @@ test("on a phone the members list is a card per member: a long email keeps one o
   page,
 }) => {
   await page.setViewportSize({ width: 390, height: 844 });
-  const { login, organization } = seedDemo();
+  const { login, organization } = await seedDemo();
   const email = "maximilian.von.longname-hausen@northwind-customer-success.example";
-  addMember(organization.id, { email, password: "a-long-passphrase" }, "member");
+  await addMember(organization.id, { email, password: "a-long-passphrase" }, "member");
   await signIn(page, login);
   await page.goto("/members");
   const card = page.getByTestId("member-row").filter({ hasText: email });

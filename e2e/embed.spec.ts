@@ -86,10 +86,10 @@ async function publishSupport(request: APIRequestContext, key: string): Promise<
 }
 
 test.beforeAll(async ({ request }) => {
-  const demo = seedDemo();
+  const demo = await seedDemo();
   const key = demo.orgKey.secret;
   const appId = await publishSupport(request, key);
-  const plan = admin<{ tierPlan: { id: string } }>(
+  const plan = await admin<{ tierPlan: { id: string } }>(
     "plan",
     "create",
     "--org",

@@ -13,7 +13,7 @@ async function expectAccessible(page: Page) {
 
 test("import 200 end users with a dry run, give a bonus, and the end user is told", async ({ page }) => {
   test.setTimeout(240_000);
-  const demo = seedDemo();
+  const demo = await seedDemo();
   const key = demo.orgKey.secret;
   const { tierPlan } = await api(page.request, key, "POST", "/tier-plans", {
     name: "Pro",

@@ -1,4 +1,5 @@
-import { execFileSync } from "node:child_process";
+import { spawn } from "node:child_process";
+import readline from "node:readline";
 import { expect, type APIRequestContext, type Page } from "@playwright/test";
 import { E2E_DATA_DIR } from "../playwright.config";
 
@@ -9,16 +10,44 @@ export interface Demo {
   login: { email: string; password: string };
 }
 
-/**
- * Runs an admin CLI command against the e2e server's database and returns its JSON: the compiled
- * CLI, which `npm start` (the e2e server) has just built from the sources (scripts/build-server.mjs).
- */
-export function admin<T = any>(...args: string[]): T {
-  const out = execFileSync(process.execPath, ["dist/server/admin.mjs", ...args], {
+let adminProcess: { ask(args: string[]): Promise<string> } | undefined;
+
+/** The compiled admin CLI in its `--lines` mode: one process for this worker, started on first use. */
+function adminLines(): { ask(args: string[]): Promise<string> } {
+  if (adminProcess) return adminProcess;
+  const child = spawn(process.execPath, ["dist/server/admin.mjs", "--lines"], {
     env: { ...process.env, DATA_DIR: E2E_DATA_DIR },
-    encoding: "utf8",
+    stdio: ["pipe", "pipe", "inherit"],
   });
-  return JSON.parse(out) as T;
+  // It ends when this worker does (its stdin closes); it does not keep the worker alive.
+  child.unref();
+  const waiting: { resolve: (line: string) => void; reject: (error: Error) => void }[] = [];
+  readline.createInterface({ input: child.stdout }).on("line", (line) => waiting.shift()?.resolve(line));
+  child.once("exit", (code) => {
+    adminProcess = undefined;
+    for (const { reject } of waiting.splice(0)) reject(new Error(`The admin CLI exited (${code}) mid-command`));
+  });
+  adminProcess = {
+    ask: (args) =>
+      new Promise((resolve, reject) => {
+        // The CLI answers its lines in order.
+        waiting.push({ resolve, reject });
+        child.stdin.write(`${JSON.stringify(args)}\n`);
+      }),
+  };
+  return adminProcess;
+}
+
+/**
+ * Runs an admin CLI command against the e2e server's database and returns its JSON (throws with it
+ * when it is an error): the compiled CLI, which `npm start` (the e2e server) has just built from
+ * the sources (scripts/build-server.mjs), kept running for the worker's commands.
+ */
+export async function admin<T = any>(...args: string[]): Promise<T> {
+  const line = await adminLines().ask(args);
+  const answer = JSON.parse(line) as T | { error: unknown };
+  if (answer && typeof answer === "object" && "error" in answer) throw new Error(`admin ${args.join(" ")}: ${line}`);
+  return answer as T;
 }
 
 /** Adds a person with a password to the organization in a role, through the admin CLI. */
@@ -26,12 +55,12 @@ export function addMember(
   organizationId: string,
   { email, password }: { email: string; password: string },
   role: "viewer" | "member" | "admin" | "owner",
-): { member: { id: string } } {
+): Promise<{ member: { id: string } }> {
   return admin("member", "add", "--org", organizationId, "--email", email, "--role", role, "--password", password);
 }
 
 /** Seeds a fresh organization through the admin CLI. */
-export function seedDemo(): Demo {
+export function seedDemo(): Promise<Demo> {
   return admin<Demo>("seed", "demo");
 }
 
@@ -43,7 +72,7 @@ export async function signIn(page: Page, login: Demo["login"]): Promise<void> {
 
 /** A fresh organization (as `seedDemo`) whose owner is signed in on `page`. */
 export async function signedInDemo(page: Page): Promise<Demo> {
-  const demo = seedDemo();
+  const demo = await seedDemo();
   await signIn(page, demo.login);
   return demo;
 }
@@ -105,7 +134,12 @@ export async function api<T = any>(
  */
 export async function latestSignInCode(organizationId: string, email: string): Promise<string> {
   for (let attempt = 0; ; attempt++) {
-    const { messages } = admin<{ messages: { to: string; text: string }[] }>("mail", "list", "--org", organizationId);
+    const { messages } = await admin<{ messages: { to: string; text: string }[] }>(
+      "mail",
+      "list",
+      "--org",
+      organizationId,
+    );
     const mine = messages.filter((m) => m.to.toLowerCase() === email.toLowerCase());
     const code = mine[0]?.text.match(/\b(\d{6})\b/)?.[1];
     if (code) return code;
@@ -195,7 +229,7 @@ export async function provisionPortalUser(
     prepare?: (demo: Demo) => Promise<Record<string, unknown> | void>;
   },
 ): Promise<PortalUser> {
-  const demo = seedDemo();
+  const demo = await seedDemo();
   const key = demo.orgKey.secret;
   const agentExtra = (await prepare?.(demo)) ?? {};
   const created = await api(page.request, key, "POST", "/agents", { ...agent, ...agentExtra });
@@ -205,7 +239,7 @@ export async function provisionPortalUser(
     members: [{ id: created.agent.id, kind: "agent" }],
   });
   await api(page.request, key, "POST", `/apps/${made.id}/publish`, {});
-  const { tierPlan } = admin<{ tierPlan: { id: string } }>(
+  const { tierPlan } = await admin<{ tierPlan: { id: string } }>(
     "plan",
     "create",
     "--org",

@@ -1,24 +1,13 @@
-import { execFileSync } from "node:child_process";
 import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test } from "@playwright/test";
-import { E2E_DATA_DIR } from "../playwright.config";
-import { api, seedDemo, signedInDemo, signIn, VIEWPORTS } from "./fixtures";
-
-function admin(...args: string[]): unknown {
-  return JSON.parse(
-    execFileSync("node_modules/.bin/tsx", ["src/cli/admin.ts", ...args], {
-      env: { ...process.env, DATA_DIR: E2E_DATA_DIR },
-      encoding: "utf8",
-    }),
-  );
-}
+import { admin, api, seedDemo, signedInDemo, signIn, VIEWPORTS } from "./fixtures";
 
 test("create a page, edit it, approve a pending agent write from the review queue, see the page change", async ({
   page,
 }) => {
-  const demo = seedDemo();
+  const demo = await seedDemo();
   const auth = { Authorization: `Bearer ${demo.orgKey.secret}` };
   const created = await page.request.post("/api/v1/knowledgebases", { headers: auth, data: { name: "Runbooks" } });
   expect(created.status()).toBe(201);
@@ -41,7 +30,7 @@ test("create a page, edit it, approve a pending agent write from the review queu
   await expect(page.getByTestId("preview").getByRole("heading", { name: "Restart" })).toBeVisible();
 
   // An agent edits it with an API key in an organization that reviews agent writes.
-  admin("org", "update", "--org", demo.organization.id, "--review-agent-writes", "true");
+  await admin("org", "update", "--org", demo.organization.id, "--review-agent-writes", "true");
   const index = await (await page.request.get(`/api/v1/knowledgebases/${kbId}`, { headers: auth })).json();
   const pageId = index.pages[0].id as string;
   const edit = await page.request.patch(`/api/v1/knowledgebases/${kbId}/pages/${pageId}`, {
@@ -88,7 +77,7 @@ test("create a page, edit it, approve a pending agent write from the review queu
 });
 
 test("drag a page into a folder in the page tree", async ({ page }) => {
-  const demo = seedDemo();
+  const demo = await seedDemo();
   const auth = { Authorization: `Bearer ${demo.orgKey.secret}` };
   const kbId = (
     await (await page.request.post("/api/v1/knowledgebases", { headers: auth, data: { name: "Tree" } })).json()
@@ -128,7 +117,7 @@ test("the production server indexes uploaded PDF and CSV files and shows them re
   const pdf = await PDFDocument.create();
   const font = await pdf.embedFont(StandardFonts.Helvetica);
   pdf.addPage([300, 200]).drawText("Aurora borealis field notes", { x: 20, y: 150, size: 12, font });
-  const demo = seedDemo();
+  const demo = await seedDemo();
   const auth = { Authorization: `Bearer ${demo.orgKey.secret}` };
   const kbId = (
     await (await page.request.post("/api/v1/knowledgebases", { headers: auth, data: { name: "Files" } })).json()

@@ -89,7 +89,7 @@ for (const viewport of VIEWPORTS) {
       const { orgKey, organization } = await signedInDemo(page);
       const knowledgebaseId = await knowledgebaseOf(page, orgKey.secret, "Parking");
       const builder = { email: `kb-settings.builder.${viewport.name}@example.com`, password: "a-builder-passphrase" };
-      const { member } = addMember(organization.id, builder, "member");
+      const { member } = await addMember(organization.id, builder, "member");
       await page.context().clearCookies();
       await signIn(page, builder);
       await page.goto(`/knowledge/${knowledgebaseId}`);
@@ -97,7 +97,7 @@ for (const viewport of VIEWPORTS) {
       const form = page.getByRole("form", { name: "Knowledgebase settings" });
       await form.getByRole("textbox", { name: "Name", exact: true }).fill("Parking and car wash");
       // Removed from the organization while the form is open: the server refuses the save.
-      admin("member", "remove", "--member", member.id);
+      await admin("member", "remove", "--member", member.id);
       await form.getByRole("button", { name: "Save", exact: true }).click();
       await expect(form.getByRole("alert")).toBeVisible();
       await expect(form.getByRole("alert")).toContainText("Code");
@@ -111,7 +111,7 @@ for (const viewport of VIEWPORTS) {
       const { orgKey, organization } = await signedInDemo(page);
       const knowledgebaseId = await knowledgebaseOf(page, orgKey.secret, "Parking");
       const viewer = { email: `kb-settings.viewer.${viewport.name}@example.com`, password: "a-viewer-passphrase" };
-      addMember(organization.id, viewer, "viewer");
+      await addMember(organization.id, viewer, "viewer");
       await page.context().clearCookies();
       await signIn(page, viewer);
       await page.goto(`/knowledge/${knowledgebaseId}`);

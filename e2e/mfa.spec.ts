@@ -50,12 +50,12 @@ for (const viewport of VIEWPORTS) {
     test.slow();
 
     test("a member turns on an authenticator app and signs in with its code", async ({ page, browser }) => {
-      const demo = seedDemo();
+      const demo = await seedDemo();
       const login = {
         email: `totp-${viewport.width}-${Date.now()}@example.test`,
         password: "a-long-enough-passphrase",
       };
-      addMember(demo.organization.id, login, "member");
+      await addMember(demo.organization.id, login, "member");
       await signIn(page, login);
 
       await page.goto("/account");
@@ -85,13 +85,13 @@ for (const viewport of VIEWPORTS) {
       page,
       browser,
     }) => {
-      const demo = seedDemo();
+      const demo = await seedDemo();
       await signIn(page, demo.login);
       const login = {
         email: `walked-${viewport.width}-${Date.now()}@example.test`,
         password: "a-long-enough-passphrase",
       };
-      addMember(demo.organization.id, login, "member");
+      await addMember(demo.organization.id, login, "member");
 
       await page.goto("/security");
       await expect(page.getByTestId("require-mfa-state")).toContainText("Optional");

@@ -32,12 +32,12 @@ for (const viewport of VIEWPORTS) {
   test(`the bell, the Notifications page and the palette on a ${viewport.name}`, async ({ page }) => {
     test.setTimeout(180_000);
     await page.setViewportSize(viewport);
-    const demo = seedDemo();
+    const demo = await seedDemo();
     const key = demo.orgKey.secret;
     const slug = `notify-${viewport.name}`;
     const alice = `alice.${viewport.name}@customer.example`;
     const appId = await publishApp(page.request, key);
-    const plan = admin<{ tierPlan: { id: string } }>(
+    const plan = await admin<{ tierPlan: { id: string } }>(
       "plan",
       "create",
       "--org",
@@ -55,7 +55,7 @@ for (const viewport of VIEWPORTS) {
       grants: [{ targetKind: "app", targetId: appId, deploymentId: portal.id, effect: "allow" }],
     });
     // A page proposed by an agent while its writes are reviewed: a review waits.
-    admin("org", "update", "--org", demo.organization.id, "--review-agent-writes", "true");
+    await admin("org", "update", "--org", demo.organization.id, "--review-agent-writes", "true");
     const { knowledgebase } = await api(page.request, key, "POST", "/knowledgebases", { name: "Handbook" });
     await api(page.request, key, "POST", `/knowledgebases/${knowledgebase.id}/pages`, {
       title: "Returns policy",

@@ -13,9 +13,9 @@ async function noSidewaysScroll(page: Page) {
 }
 
 test("the audit log reads as sentences, filtered by the person picked by name", async ({ page }) => {
-  const demo = seedDemo();
+  const demo = await seedDemo();
   const bea = { email: `bea-${Date.now()}@example.test`, password: "bea-password-0123456789" };
-  addMember(demo.organization.id, bea, "admin");
+  await addMember(demo.organization.id, bea, "admin");
   await signIn(page, bea);
   const provisioned = await page.request.post("/api/trpc/endUsers.provision", {
     data: { email: `carol-${Date.now()}@example.test`, fullName: "Carol" },
@@ -65,7 +65,7 @@ test("a webhook endpoint gets a signed test event, and the page shows what was s
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   try {
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/atrium`;
-    const demo = seedDemo();
+    const demo = await seedDemo();
     const created = await api(page.request, demo.orgKey.secret, "POST", "/webhook-endpoints", {
       url,
       eventTypes: ["end_user.created"],

@@ -54,7 +54,7 @@ async function readable(page: Page, name: string) {
 
 /** An organization as an owner finds it on Monday: apps, a plan, a portal, Alice with a run behind her, Bea. */
 async function week(page: Page, viewport: string) {
-  const demo = seedDemo();
+  const demo = await seedDemo();
   const key = demo.orgKey.secret;
   const org = demo.organization.id;
   const { agent } = await api(page.request, key, "POST", "/agents", {
@@ -67,7 +67,7 @@ async function week(page: Page, viewport: string) {
   await api(page.request, key, "POST", `/apps/${support.id}/publish`, {});
   // Granted to Alice but never published: why she cannot use it is the week's first question.
   const { app: billing } = await api(page.request, key, "POST", "/apps", { name: "Billing", members });
-  const plan = admin<{ tierPlan: { id: string } }>(
+  const plan = await admin<{ tierPlan: { id: string } }>(
     "plan",
     "create",
     "--org",
@@ -99,10 +99,10 @@ async function week(page: Page, viewport: string) {
     url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/atrium`,
     eventTypes: ["end_user.created"],
   });
-  connectSso(org, provider, `week-${viewport}.example`);
+  await connectSso(org, provider, `week-${viewport}.example`);
   // Bea, an admin, adds Carol during the week.
   const bea = { email: `bea.${viewport}.${Date.now()}@example.test`, password: "bea-password-0123456789" };
-  addMember(org, bea, "admin");
+  await addMember(org, bea, "admin");
   await signIn(page, bea);
   const provisioned = await page.request.post("/api/trpc/endUsers.provision", {
     data: { email: `carol.${viewport}.${Date.now()}@example.test`, fullName: "Carol Diaz" },

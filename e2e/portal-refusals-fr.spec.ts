@@ -45,7 +45,7 @@ test("a French browser reads the server's refusals in French, sizes too", async 
   await chip.getByRole("button", { name: "Retirer notes.pdf" }).click();
 
   // Alice still has credits, the organization has none left: the server refuses the turn.
-  admin("org", "update", "--org", organizationId, "--credits", "0");
+  await admin("org", "update", "--org", organizationId, "--credits", "0");
   const box = page.getByRole("textbox", { name: "Message" });
   await box.fill("Quels sont vos horaires ?");
   await box.press("Enter");

@@ -39,11 +39,11 @@ async function publishApp(request: APIRequestContext, key: string, name: string,
 
 /** The outcome's set-up, seeded through the API and the CLI: Support granted in Help Center, Billing not granted. */
 async function provision(request: APIRequestContext, slug: string, email: string) {
-  const demo = seedDemo();
+  const demo = await seedDemo();
   const key = demo.orgKey.secret;
   const supportId = await publishApp(request, key, "Support", ["How long do refunds take?"]);
   const billingId = await publishApp(request, key, "Billing", []);
-  const plan = admin<{ tierPlan: { id: string } }>(
+  const plan = await admin<{ tierPlan: { id: string } }>(
     "plan",
     "create",
     "--org",
@@ -207,7 +207,7 @@ for (const viewport of VIEWPORTS) {
       page,
     }) => {
       const slug = `no-apps-${viewport.name}`;
-      const demo = seedDemo();
+      const demo = await seedDemo();
       await api(page.request, demo.orgKey.secret, "POST", "/portals", { name: "Help Center", slug });
       await api(page.request, demo.orgKey.secret, "POST", "/end-users", { email: alice, fullName: "Alice Martin" });
       await signInWithCode(page, slug, demo.organization.id, alice);

@@ -4,8 +4,8 @@ import { admin, api, seedDemo, signIn } from "./fixtures";
 test("provision an end user with a plan and a group found by name in the console, see the subscription, revoke the user", async ({
   page,
 }) => {
-  const { login, organization, orgKey } = seedDemo();
-  admin("plan", "create", "--org", organization.id, "--name", "Gold", "--credits", "500");
+  const { login, organization, orgKey } = await seedDemo();
+  await admin("plan", "create", "--org", organization.id, "--name", "Gold", "--credits", "500");
   for (const name of ["Night shift", "Front-desk staff"])
     await api(page.request, orgKey.secret, "POST", "/user-groups", { name });
   await signIn(page, login);

@@ -28,8 +28,8 @@ for (const viewport of VIEWPORTS) {
     test.use({ viewport: { width: viewport.width, height: viewport.height } });
 
     test("the retrieval test says the chat model reranked, or why not", async ({ page }) => {
-      const { login, orgKey, organization } = seedDemo();
-      admin(
+      const { login, orgKey, organization } = await seedDemo();
+      await admin(
         "provider",
         "add",
         "--org",

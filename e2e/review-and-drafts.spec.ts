@@ -21,7 +21,7 @@ for (const size of SIZES) {
     test("knowledge page text typed and not saved survives leaving and coming back; the page is in the URL", async ({
       page,
     }) => {
-      const demo = seedDemo();
+      const demo = await seedDemo();
       const kb = (await api(page.request, demo.orgKey.secret, "POST", "/knowledgebases", { name: "Runbooks" }))
         .knowledgebase;
       const created = (
@@ -53,7 +53,7 @@ for (const size of SIZES) {
     test("an invalid flow is kept in the browser, marked not saved and why, and saved once it is fixed", async ({
       page,
     }) => {
-      const demo = seedDemo();
+      const demo = await seedDemo();
       const flow = (
         await api(page.request, demo.orgKey.secret, "POST", "/flows", {
           name: "Triage",
@@ -111,7 +111,7 @@ for (const size of SIZES) {
     test("a reviewer filters, sees a stale proposal, rejects with a reason and approves the rest in bulk", async ({
       page,
     }) => {
-      const demo = seedDemo();
+      const demo = await seedDemo();
       const key = demo.orgKey.secret;
       const kb = (await api(page.request, key, "POST", "/knowledgebases", { name: "Handbook" })).knowledgebase;
       const live = (
@@ -120,7 +120,7 @@ for (const size of SIZES) {
           markdown: "We close on Sundays.",
         })
       ).page;
-      admin("org", "update", "--org", demo.organization.id, "--review-agent-writes", "true");
+      await admin("org", "update", "--org", demo.organization.id, "--review-agent-writes", "true");
       await api(page.request, key, "PATCH", `/knowledgebases/${kb.id}/pages/${live.id}`, {
         patch: [{ op: "replace", oldString: "Sundays", newString: "Sundays and Mondays" }],
       });
@@ -178,7 +178,7 @@ for (const size of SIZES) {
 test("a builder attaches a knowledgebase to an agent by its name; the name links and the id is there to copy", async ({
   page,
 }) => {
-  const demo = seedDemo();
+  const demo = await seedDemo();
   const key = demo.orgKey.secret;
   const kb = (await api(page.request, key, "POST", "/knowledgebases", { name: "Returns policy" })).knowledgebase;
   await api(page.request, key, "POST", "/knowledgebases", { name: "Shipping" });

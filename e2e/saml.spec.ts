@@ -21,16 +21,16 @@ for (const viewport of VIEWPORTS) {
   }) => {
     await page.setViewportSize(viewport);
     const domain = `fabrikam-${viewport.name}-${Math.random().toString(36).slice(2, 8)}.example`;
-    const demo = seedDemo();
+    const demo = await seedDemo();
     const org = demo.organization.id;
     // By its settings, not its metadata URL: the provider runs in this process, which the CLI's
     // synchronous run would keep from answering.
     const certificateFile = "tests/fixtures/saml/idp-cert.pem";
-    admin(
+    await admin(
       ...["sso", "set-saml", "--org", org, "--entity-id", idp.entityId, "--sso-url", idp.ssoUrl],
       ...["--certificate-file", certificateFile, "--domains", domain, "--name", "Fabrikam"],
     );
-    admin("member", "add", "--org", org, "--email", `bob@${domain}`, "--role", "owner");
+    await admin("member", "add", "--org", org, "--email", `bob@${domain}`, "--role", "owner");
 
     await page.goto("/sign-in");
     await page.getByLabel("Email").fill(`bob@${domain}`);

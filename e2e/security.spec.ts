@@ -148,7 +148,7 @@ test("the console's pages run under its Content-Security-Policy without a violat
   });
 
   // The sign-in form itself, so the page's scripts are proven to run.
-  const { login } = seedDemo();
+  const { login } = await seedDemo();
   await page.goto("/sign-in");
   await page.getByLabel("Email").fill(login.email);
   await page.getByLabel("Password").fill(login.password);
@@ -169,7 +169,7 @@ test("a forged X-Forwarded-For does not escape sign-in throttling: the server co
   playwright,
   baseURL,
 }) => {
-  const demo = seedDemo();
+  const demo = await seedDemo();
   const request = await playwright.request.newContext({ baseURL });
   const attempt = (forged: string) =>
     request.post("/api/trpc/auth.signIn", {

@@ -26,8 +26,13 @@ export function startOidcProvider(accounts: Parameters<typeof startFakeOidc>[1] 
 }
 
 /** Signs the organization's members (and end users of portals that allow it) of `domain` in with `provider`. */
-export function connectSso(organizationId: string, provider: FakeOidc, domain: string, name = "Contoso"): void {
-  admin(
+export async function connectSso(
+  organizationId: string,
+  provider: FakeOidc,
+  domain: string,
+  name = "Contoso",
+): Promise<void> {
+  await admin(
     "sso",
     "set",
     "--org",

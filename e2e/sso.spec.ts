@@ -31,13 +31,13 @@ test("end users sign in to a portal and members to the console with the organiza
   page,
   request,
 }) => {
-  const demo = seedDemo();
+  const demo = await seedDemo();
   const org = demo.organization.id;
-  connectSso(org, provider, domain);
-  const { portal } = admin("portal", "create", "--org", org, "--name", `Help ${suffix}`);
-  admin("portal", "update", "--portal", portal.id, "--sign-in", "both");
+  await connectSso(org, provider, domain);
+  const { portal } = await admin("portal", "create", "--org", org, "--name", `Help ${suffix}`);
+  await admin("portal", "update", "--portal", portal.id, "--sign-in", "both");
   await api(request, demo.orgKey.secret, "POST", "/end-users", { email: `ann@${domain}`, fullName: "Ann Lee" });
-  admin("member", "add", "--org", org, "--email", `bob@${domain}`, "--role", "admin");
+  await admin("member", "add", "--org", org, "--email", `bob@${domain}`, "--role", "admin");
 
   await page.goto(`/p/${portal.slug}/sign-in`);
   await page.getByRole("link", { name: "Continue with Contoso" }).click();

@@ -42,7 +42,7 @@ async function quotesApp(request: APIRequestContext, key: string, name: string, 
  * refused for lack of credits. Idle is published and never run.
  */
 async function busyWeek(request: APIRequestContext) {
-  const demo = seedDemo();
+  const demo = await seedDemo();
   const key = demo.orgKey.secret;
   const { agent } = await api(request, key, "POST", "/agents", { name: "Helpdesk agent" });
   await api(request, key, "POST", `/agents/${agent.id}/publish`, {});
@@ -59,7 +59,7 @@ async function busyWeek(request: APIRequestContext) {
   });
   const quotesId = await quotesApp(request, key, "Quotes", { type: "object", required: ["item"] });
   const strictId = await quotesApp(request, key, "Strict quotes", { type: "object", required: ["total"] });
-  const plan = admin<{ tierPlan: { id: string } }>(
+  const plan = await admin<{ tierPlan: { id: string } }>(
     "plan",
     "create",
     "--org",

@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, inject } from "vitest";
-import { closeDb, type Db } from "@/server/db";
+import type { Db } from "@/server/db";
 
 async function createFileDatabase(): Promise<string> {
   const adminUrl = inject("adminUrl");
@@ -43,8 +43,9 @@ process.env.LOG_LEVEL = "silent"; // request log lines would drown the reporter;
 
 afterAll(async () => {
   // Close the file's shared client (src/server/db.ts keeps it on globalThis): Prisma and its pool.
+  // Imported only then: a file that never opened the database does not load Prisma for this.
   const db = (globalThis as { atriumDb?: Db }).atriumDb;
-  if (db) await closeDb(db);
+  if (db) await (await import("@/server/db")).closeDb(db);
 });
 for (const name of [
   "MODEL_PROVIDER_BASE_URL",

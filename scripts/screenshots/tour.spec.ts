@@ -35,16 +35,16 @@ interface Seeded {
 const PASSWORD = "a-long-tour-passphrase";
 
 async function seed(page: Page, width: number): Promise<Seeded> {
-  const demo = seedDemo();
+  const demo = await seedDemo();
   const org = demo.organization.id;
   const key = demo.orgKey.secret;
   const call = <T = any>(method: "GET" | "POST" | "PATCH" | "DELETE", path: string, data?: unknown) =>
     api<T>(page.request, key, method, path, data);
   const builder = { email: `dana.builder.${width}@northwind.example`, password: PASSWORD };
   const reviewer = { email: `rui.reviewer.${width}@northwind.example`, password: PASSWORD };
-  admin("member", "add", "--org", org, "--email", builder.email, "--role", "member", "--password", PASSWORD);
-  admin("member", "add", "--org", org, "--email", reviewer.email, "--role", "admin", "--password", PASSWORD);
-  admin(
+  await admin("member", "add", "--org", org, "--email", builder.email, "--role", "member", "--password", PASSWORD);
+  await admin("member", "add", "--org", org, "--email", reviewer.email, "--role", "admin", "--password", PASSWORD);
+  await admin(
     "member",
     "add",
     "--org",
@@ -57,7 +57,7 @@ async function seed(page: Page, width: number): Promise<Seeded> {
     PASSWORD,
   );
 
-  const gold = admin<{ tierPlan: { id: string; groupId: string } }>(
+  const { tierPlan: gold } = await admin<{ tierPlan: { id: string; groupId: string } }>(
     "plan",
     "create",
     "--org",
@@ -67,8 +67,8 @@ async function seed(page: Page, width: number): Promise<Seeded> {
     "--credits",
     "500",
     "--with-group",
-  ).tierPlan;
-  admin("plan", "create", "--org", org, "--name", "Starter", "--credits", "50");
+  );
+  await admin("plan", "create", "--org", org, "--name", "Starter", "--credits", "50");
 
   const { knowledgebase } = await call("POST", "/knowledgebases", {
     name: "Guest handbook",
@@ -166,7 +166,7 @@ async function seed(page: Page, width: number): Promise<Seeded> {
   });
 
   // Pending reviews: with agent writes reviewed, the key's edits wait for a reviewer.
-  admin("org", "update", "--org", org, "--review-agent-writes", "true");
+  await admin("org", "update", "--org", org, "--review-agent-writes", "true");
   await call("PATCH", `/knowledgebases/${knowledgebase.id}/pages/${refund.id}`, {
     patch: [{ op: "replace", oldString: "14 days", newString: "10 working days" }],
   });
@@ -253,7 +253,7 @@ for (const viewport of VIEWPORTS) {
       await p.getByRole("button", { name: "Sign in" }).click();
       await expect(p.getByRole("alert").filter({ hasText: /\S/ })).toBeVisible();
     });
-    const empty = seedDemo();
+    const empty = await seedDemo();
     await signInAs(page, empty.login);
     for (const [name, path] of [
       ["empty-home", "/"],
