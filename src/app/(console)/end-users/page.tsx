@@ -196,7 +196,7 @@ function ProvisionPanel({
 
   return (
     <Panel title="Provision an end user" label="Provision an end user" onSubmit={(event) => void submit(event)}>
-      <div className="row">
+      <div className="row fields">
         <FormField label="Email" error={fieldProblem(form, "email")}>
           <input type="email" required maxLength={MAX_EMAIL_CHARS} {...form.register("email")} />
         </FormField>
