@@ -38,10 +38,15 @@ export function serverBuildIsStale() {
 }
 
 export async function buildServer() {
+  await bundleServer(ENTRIES, SERVER_DIST);
+}
+
+/** Compiles `entryPoints` into `outdir` as the server's bundle is compiled (tests/runtime/lost-runs.test.ts too). */
+export async function bundleServer(entryPoints, outdir) {
   await build({
     absWorkingDir: root,
-    entryPoints: ENTRIES,
-    outdir: SERVER_DIST,
+    entryPoints,
+    outdir,
     outExtension: { ".js": ".mjs" },
     bundle: true,
     splitting: true,

@@ -60,6 +60,37 @@ function serverProcess() {
   };
 }
 
+/** A priced turn's statements: the flat turn's seven and the settlement that gives back the rest. */
+const PRICED_TURN = [
+  "atrium_charge_run_credits",
+  "atrium_give_back_credits",
+  "atrium_key_count",
+  "atrium_live_app",
+  "atrium_model_prices",
+  "atrium_record_run_usage",
+  "atrium_retrieve_small",
+  "atrium_save_turn",
+];
+
+/** Prices the built-in model, then the statements of one turn of `appId` after a first one. */
+async function pricedTurnStatements(key: string, appId: string): Promise<string[]> {
+  const server = serverProcess();
+  const priced = await api("PUT", `/model-prices/${BUILTIN_MODEL_ID}`, {
+    key,
+    body: { inputCreditsPerMillion: 1_000, outputCreditsPerMillion: 4_000, minimumCredits: 1 },
+  });
+  expect(priced.status).toBe(200);
+  const converse = () =>
+    api("POST", `/apps/${appId}/conversation`, {
+      key,
+      handler: server.handler,
+      body: { message: "How long do refunds take?" },
+    });
+  await server.statementsOf(converse);
+  const statements = await server.statementsOf(async () => expect((await converse()).status).toBe(200));
+  return [...statements].sort();
+}
+
 describe("statements per request, once the process has seen the key", () => {
   it("GET /models: one, the rate-limit count (was two: the key check and the providers)", async () => {
     const server = serverProcess();
@@ -155,34 +186,10 @@ describe("statements per request, once the process has seen the key", () => {
     ]);
   });
   it("a priced turn of two calls (route, answer): the flat turn's seven and the settlement (was ten: the answer's reservation, the route's cost on the lease)", async () => {
-    const server = serverProcess();
     const app = await publishedApp();
-    const priced = await api("PUT", `/model-prices/${BUILTIN_MODEL_ID}`, {
-      key: app.key,
-      body: { inputCreditsPerMillion: 1_000, outputCreditsPerMillion: 4_000, minimumCredits: 1 },
-    });
-    expect(priced.status).toBe(200);
-    const converse = () =>
-      api("POST", `/apps/${app.appId}/conversation`, {
-        key: app.key,
-        handler: server.handler,
-        body: { message: "How long do refunds take?" },
-      });
-    await server.statementsOf(converse);
-    const statements = await server.statementsOf(async () => expect((await converse()).status).toBe(200));
-    expect([...statements].sort()).toEqual([
-      "atrium_charge_run_credits",
-      "atrium_give_back_credits",
-      "atrium_key_count",
-      "atrium_live_app",
-      "atrium_model_prices",
-      "atrium_record_run_usage",
-      "atrium_retrieve_small",
-      "atrium_save_turn",
-    ]);
+    expect(await pricedTurnStatements(app.key, app.appId)).toEqual(PRICED_TURN);
   });
   it("a priced turn of one call (one agent, as in the metering bench): the flat turn's seven and the settlement", async () => {
-    const server = serverProcess();
     const { key, billingAgentId } = await publishedApp();
     const app = await create(key, "apps", {
       name: "Billing only",
@@ -190,29 +197,7 @@ describe("statements per request, once the process has seen the key", () => {
       orchestrationMode: "sequential",
     });
     await publish(key, "apps", app.id);
-    const priced = await api("PUT", `/model-prices/${BUILTIN_MODEL_ID}`, {
-      key,
-      body: { inputCreditsPerMillion: 1_000, outputCreditsPerMillion: 4_000, minimumCredits: 1 },
-    });
-    expect(priced.status).toBe(200);
-    const converse = () =>
-      api("POST", `/apps/${app.id}/conversation`, {
-        key,
-        handler: server.handler,
-        body: { message: "How long do refunds take?" },
-      });
-    await server.statementsOf(converse);
-    const statements = await server.statementsOf(async () => expect((await converse()).status).toBe(200));
-    expect([...statements].sort()).toEqual([
-      "atrium_charge_run_credits",
-      "atrium_give_back_credits",
-      "atrium_key_count",
-      "atrium_live_app",
-      "atrium_model_prices",
-      "atrium_record_run_usage",
-      "atrium_retrieve_small",
-      "atrium_save_turn",
-    ]);
+    expect(await pricedTurnStatements(key, app.id)).toEqual(PRICED_TURN);
   });
 });
 

@@ -8,7 +8,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
-import { build, stop } from "esbuild";
+import { stop } from "esbuild";
+import { bundleServer } from "../../scripts/build-server.mjs";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createRestHandler } from "@/server/adapters/rest";
@@ -33,20 +34,7 @@ beforeAll(async () => {
   // processes start from it, each in a fraction of the time tsx takes to load the sources.
   await mkdir(path.join(root, "dist"), { recursive: true });
   serverDir = await mkdtemp(path.join(root, "dist", "lost-runs-"));
-  await build({
-    absWorkingDir: root,
-    entryPoints: ["tests/runtime/server-process.ts"],
-    outdir: serverDir,
-    outExtension: { ".js": ".mjs" },
-    bundle: true,
-    splitting: true,
-    format: "esm",
-    platform: "node",
-    target: "node24",
-    packages: "external",
-    logLevel: "warning",
-    tsconfig: path.join(root, "tsconfig.json"),
-  });
+  await bundleServer(["tests/runtime/server-process.ts"], serverDir);
   await stop();
   fake = await startFakeOpenAI(() => REPLY, { tokenDelayMs: 150 });
   process.env.MODEL_PROVIDER_BASE_URL = fake.baseURL;
