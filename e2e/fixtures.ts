@@ -156,7 +156,10 @@ export async function seriousA11yViolations(page: Page, exclude?: string): Promi
   const { default: AxeBuilder } = await import("@axe-core/playwright");
   // Only violations are read: axe then keeps one node per passing rule instead of every node.
   const builder = new AxeBuilder({ page }).options({ resultTypes: ["violations"] });
+  // Without motion a toast is whole or gone: one fading out mid-check measured its own transparency.
+  await page.emulateMedia({ reducedMotion: "reduce" });
   const results = await (exclude ? builder.exclude(exclude) : builder).analyze();
+  await page.emulateMedia({ reducedMotion: null });
   return results.violations
     .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
     .flatMap((violation) =>

@@ -1,7 +1,8 @@
 // Issue 32, the builder's workbench, at both sizes: the draft preview answers with the changed
 // instructions (a fake model says which instructions it was given), a double-click on Publish
 // makes one version, saving an unchanged page makes no revision, and leaving an edited portal
-// form asks first and keeps the text when cancelled.
+// form asks first and keeps the text when cancelled, and a form is disabled until the page has
+// hydrated (text typed before would be lost).
 import { expect, test, type Page } from "@playwright/test";
 import { startFakeOpenAI, type FakeOpenAI } from "../tests/fake-openai";
 import { api, screenshot, signedInDemo, VIEWPORTS } from "./fixtures";
@@ -151,3 +152,19 @@ for (const viewport of VIEWPORTS) {
     });
   });
 }
+
+test("a form takes text only once the page can keep it: before its scripts run it is disabled", async ({ page }) => {
+  await signedInDemo(page);
+  // Without its scripts the page stays as the server rendered it: typing there would be reset by
+  // hydration, and a submit would only reload the page.
+  await page.route(/\/_next\/static\/chunks\//, (route) => route.abort());
+  await page.goto("/apps");
+  const name = page.getByRole("form", { name: "Create app" }).getByLabel("Name");
+  await expect(name).toBeDisabled();
+  await expect(page.getByRole("button", { name: "Create app" })).toBeDisabled();
+  await page.unroute(/\/_next\/static\/chunks\//);
+  await page.reload();
+  await name.fill("Front desk");
+  await page.getByRole("button", { name: "Create app" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Front desk");
+});

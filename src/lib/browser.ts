@@ -22,3 +22,16 @@ export function useSearchParameter(name: string): string | undefined {
     () => undefined,
   );
 }
+
+/**
+ * False on the server and while React hydrates the page, true once the browser runs it: a form
+ * is usable only then, since text typed into the server's HTML would be reset by hydration and a
+ * submit before it would reload the page.
+ */
+export function useHydrated(): boolean {
+  return useSyncExternalStore(
+    never,
+    () => true,
+    () => false,
+  );
+}

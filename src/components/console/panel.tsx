@@ -1,10 +1,12 @@
 "use client";
 import { useId, type FormEvent, type ReactNode } from "react";
+import { useHydrated } from "@/lib/browser";
 import { ErrorAlert } from "./error-alert";
 
 /**
  * A bordered block of a page with its heading. With `onSubmit` it is a form (the panel's
- * controls stack as `.form`); the heading names it unless `label` does.
+ * controls stack as `.form`, disabled until the page has hydrated); the heading names it
+ * unless `label` does.
  */
 export function Panel({
   title,
@@ -30,6 +32,7 @@ export function Panel({
 }) {
   const generatedId = useId();
   const id = headingId ?? generatedId;
+  const hydrated = useHydrated();
   const classes = ["panel", onSubmit ? "form" : null, className].filter(Boolean).join(" ");
   const naming = label ? { "aria-label": label } : title ? { "aria-labelledby": id } : {};
   const heading = title && (
@@ -41,7 +44,9 @@ export function Panel({
   return onSubmit ? (
     <form className={classes} onSubmit={onSubmit} data-testid={testId} {...naming}>
       {heading}
-      {children}
+      <fieldset className="panel-fields" disabled={!hydrated}>
+        {children}
+      </fieldset>
     </form>
   ) : (
     <section className={classes} data-testid={testId} {...naming}>
