@@ -84,6 +84,46 @@ describe("reservations", () => {
     expect(openai.requests.length).toBe(calls);
   });
 
+  it("refuses a routed turn before the route when the balance holds the answer's ceiling but not the route's too", async () => {
+    const ceiling = RUN_LIMITS.callOutputTokens;
+    const routedApp = async (tenant: Tenant) => {
+      const key = tenant.orgKey.secret;
+      const members = [];
+      for (const name of ["Refunds helper", "Orders helper"]) {
+        const agent = await create(key, "agents", { name, model: "tool-model" });
+        await publish(key, "agents", agent.id);
+        members.push({ id: agent.id, kind: "agent" });
+      }
+      const app = await create(key, "apps", { name: "Routed app", members, orchestrationMode: "supervisor" });
+      await publish(key, "apps", app.id);
+      await setPrice(key, "tool-model");
+      await setPrice(key, BUILTIN_MODEL_ID);
+      return app.id as string;
+    };
+    const short = await newOrganization({ credits: 2 * ceiling - 1 });
+    const shortApp = await routedApp(short);
+    const calls = openai.requests.length;
+    expectError(
+      await converse(short.orgKey.secret, shortApp, { message: "Where is my order?" }),
+      402,
+      "insufficient_credits",
+    );
+    expect(openai.requests.length).toBe(calls);
+    expect(await credits(short)).toBe(2 * ceiling - 1);
+    expect(await executions(short)).toEqual([]);
+    expect(await getDb().runLease.count({ where: { organizationId: short.organization.id } })).toBe(0);
+
+    // One credit more holds both ceilings: the same turn is routed, answered and settled.
+    const enough = await newOrganization({ credits: 2 * ceiling });
+    const enoughApp = await routedApp(enough);
+    const response = await converse(enough.orgKey.secret, enoughApp, { message: "Where is my order?" });
+    expect(response.status, response.text).toBe(200);
+    expect(openai.requests.length).toBe(calls + 1);
+    const [execution] = await executions(enough);
+    expect(execution!.credits).toBeGreaterThan(0);
+    expect(await credits(enough)).toBe(2 * ceiling - execution!.credits);
+  });
+
   it("caps the priced call's output at the reserved maximum, then settles its actual cost and releases the rest", async () => {
     const tenant = await newOrganization({ credits: 5_000 });
     const appId = await toolApp(tenant);
