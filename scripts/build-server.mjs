@@ -5,7 +5,6 @@
 // production). Packages stay in node_modules, shared with Next.js's server bundle; modules loaded
 // with `await import()` become their own chunks, read only when first used. Run by `npm run
 // build`, and by `npm start` when dist/server is missing or older than the sources.
-import { build } from "esbuild";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -43,6 +42,8 @@ export async function buildServer() {
 
 /** Compiles `entryPoints` into `outdir` as the server's bundle is compiled (tests/runtime/lost-runs.test.ts too). */
 export async function bundleServer(entryPoints, outdir) {
+  // Loaded here, not at the top: `npm start` imports this file only to ask whether a build is stale.
+  const { build } = await import("esbuild");
   await build({
     absWorkingDir: root,
     entryPoints,

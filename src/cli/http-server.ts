@@ -164,7 +164,7 @@ export interface HttpServer {
 
 /** Listens on `port`, then starts this process's indexing worker. */
 export async function serve(options: { port: number; trustProxy: number }): Promise<HttpServer> {
-  if (startTracing()) logger().info("Tracing: spans are exported over OTLP");
+  if (await startTracing()) logger().info("Tracing: spans are exported over OTLP");
   const listener = createRequestListener({ trustProxy: options.trustProxy, fallback: nextFallback(options.port) });
   let stopping = false;
   const server = http.createServer((message, response) => {

@@ -53,7 +53,7 @@ beforeAll(async () => {
   });
   receiver.listen(0, "127.0.0.1");
   await once(receiver, "listening");
-  expect(startTracing({ endpoint: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}` })).toBe(true);
+  expect(await startTracing({ endpoint: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}` })).toBe(true);
   server = await listenOnLoopback(0);
   fake = await startFakeOpenAI(() => "Refunds are accepted within 14 days.");
 });

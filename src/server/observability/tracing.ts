@@ -14,9 +14,7 @@ import {
   type Attributes,
   type Span,
 } from "@opentelemetry/api";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { resourceFromAttributes } from "@opentelemetry/resources";
-import { BatchSpanProcessor, NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
+import type { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { env } from "@/env";
 
 const TRACER_NAME = "atrium";
@@ -28,11 +26,21 @@ export interface TracingOptions {
   serviceName?: string;
 }
 
-/** Starts exporting when an endpoint is configured; returns whether tracing is on. Idempotent. */
-export function startTracing(options: TracingOptions = {}): boolean {
+/**
+ * Starts exporting when an endpoint is configured; returns whether tracing is on. Idempotent.
+ * The SDK and its exporter (about 2 MB of code) are loaded only then.
+ */
+export async function startTracing(options: TracingOptions = {}): Promise<boolean> {
   if (provider) return true;
   const endpoint = options.endpoint ?? env().OTEL_EXPORTER_OTLP_ENDPOINT;
   if (!endpoint) return false;
+  const [{ OTLPTraceExporter }, { resourceFromAttributes }, { BatchSpanProcessor, NodeTracerProvider }] =
+    await Promise.all([
+      import("@opentelemetry/exporter-trace-otlp-http"),
+      import("@opentelemetry/resources"),
+      import("@opentelemetry/sdk-trace-node"),
+    ]);
+  if (provider) return true;
   provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ "service.name": options.serviceName ?? env().OTEL_SERVICE_NAME }),
     spanProcessors: [

@@ -9,7 +9,6 @@
 // that asks for it is mfa-sign-in.ts.
 import { randomInt } from "node:crypto";
 import { generateSecret, generateURI, verify } from "otplib";
-import QRCode from "qrcode";
 import type { Actor, MemberActor, RequestOrigin } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import { hashSecret } from "@/server/auth/secrets";
@@ -186,6 +185,8 @@ export async function beginEnrollment(db: Db, member: MemberRef): Promise<TotpEn
     });
   }
   const otpauthUri = generateURI({ issuer: ISSUER, label: member.email, secret });
+  // Loaded here: the QR encoder and its PNG writer are only needed while someone enrols.
+  const { default: QRCode } = await import("qrcode");
   return { secret, otpauthUri, qrCode: await QRCode.toDataURL(otpauthUri, { margin: 1, width: 240 }) };
 }
 

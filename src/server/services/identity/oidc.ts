@@ -6,7 +6,7 @@
 // integration fetch, so an issuer gets the same address rules as model providers and MCP servers.
 // The redirect URI comes from configuration (PUBLIC_ORIGIN), never from the request. A started
 // sign-in is a row used once: a replayed callback finds nothing.
-import * as oidc from "openid-client";
+import type { Configuration, CustomFetch, DiscoveryRequestOptions } from "openid-client";
 import type { Actor, RequestOrigin } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import { hashSecret } from "@/server/auth/secrets";
@@ -32,12 +32,18 @@ interface ConnectionRow {
   clientSecretCiphertext: string | null;
 }
 
+/** The OpenID client library, loaded on first use rather than by every server at start. */
+function openIdClient() {
+  return import("openid-client");
+}
+
 /** The provider's configuration by discovery, every request through the integration fetch. */
-async function discover(connection: ConnectionRow): Promise<oidc.Configuration> {
+async function discover(connection: ConnectionRow): Promise<Configuration> {
   if (connection.protocol !== "oidc" || !connection.clientId || !connection.clientSecretCiphertext)
     throw ssoRefusal("This organization signs in with SAML, not OpenID Connect.");
-  const options: oidc.DiscoveryRequestOptions = {
-    [oidc.customFetch]: guardedFetch as oidc.CustomFetch,
+  const oidc = await openIdClient();
+  const options: DiscoveryRequestOptions = {
+    [oidc.customFetch]: guardedFetch as CustomFetch,
     timeout: DISCOVERY_TIMEOUT_SECONDS,
   };
   // A token endpoint's ID token is checked against the provider's published keys, like any other.
@@ -120,6 +126,7 @@ export async function startSsoSignIn(db: Db, start: SsoStart): Promise<{ url: st
   const connection = await db.ssoConnection.findUnique({ where: { organizationId: start.organizationId } });
   if (!connection) throw ssoRefusal("Single sign-on is not set up for this organization.");
   const config = await discover(connection);
+  const oidc = await openIdClient();
   const state = oidc.randomState();
   const nonce = oidc.randomNonce();
   const codeVerifier = oidc.randomPKCECodeVerifier();
@@ -218,6 +225,7 @@ async function verifiedClaims(
   const connection = await db.ssoConnection.findUnique({ where: { organizationId: login.organizationId } });
   if (!connection) throw fail("Single sign-on is not set up for this organization.");
   const config = await discover(connection);
+  const oidc = await openIdClient();
   const callbackUrl = new URL(redirectUri());
   for (const [name, value] of query) callbackUrl.searchParams.append(name, value);
   let claims: Record<string, unknown>;

@@ -5,14 +5,13 @@
 // issuer, the Recipient and InResponseTo of its bearer confirmation, the response's Destination,
 // and take the request's row in one statement, so a replayed response finds nothing.
 import type { Profile } from "@node-saml/node-saml";
-import { parseDomFromString, xpath } from "@node-saml/node-saml/lib/xml.js";
 import type { Actor, RequestOrigin } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import { hashSecret, randomToken } from "@/server/auth/secrets";
 import type { Db } from "@/server/db";
 import type { AppError } from "@/server/errors";
 import { normalizeEmail } from "./members";
-import { SAML_CLOCK_SKEW_MS, samlAcsUrl, samlFor } from "./saml";
+import { SAML_CLOCK_SKEW_MS, samlAcsUrl, samlFor, samlXml } from "./saml";
 import { ssoRefusal } from "./sso";
 import { recordSsoTest, signInWithEmail, testStart, type SsoFinish, type SsoStart } from "./sso-sign-in";
 
@@ -61,7 +60,9 @@ export async function startSamlSignIn(db: Db, start: SsoStart): Promise<{ url: s
       },
     }),
   ]);
-  const url = await samlFor(start.organizationId, connection, requestId).getAuthorizeUrlAsync("", undefined, {});
+  const url = await (
+    await samlFor(start.organizationId, connection, requestId)
+  ).getAuthorizeUrlAsync("", undefined, {});
   return { url, requestId };
 }
 
@@ -93,7 +94,7 @@ export interface SamlSent {
 const MAX_SHOWN = 500;
 const shown = (value: string | null | undefined) => (value == null ? null : value.slice(0, MAX_SHOWN));
 
-function readSent(document: Document): SamlSent {
+function readSent(document: Document, xpath: Awaited<ReturnType<typeof samlXml>>["xpath"]): SamlSent {
   const one = (path: string) => shown(xpath.selectAttributes(document, path)[0]?.value);
   const all = (path: string) => xpath.selectElements(document, path).map((element) => shown(element.textContent)!);
   const assertion = "/*[local-name()='Response']/*[local-name()='Assertion']";
@@ -214,13 +215,14 @@ export async function finishSamlSignIn(
   origin?: Omit<RequestOrigin, "door">,
 ): Promise<SsoFinish> {
   if (!samlResponse) throw samlRefusal("malformed", "The identity provider sent no SAML response.");
+  const { parseDomFromString, xpath } = await samlXml();
   let document: Document;
   try {
     document = await parseDomFromString(Buffer.from(samlResponse, "base64").toString("utf8"));
   } catch {
     throw samlRefusal("malformed", "The identity provider's answer is not a SAML response.");
   }
-  const sent = readSent(document);
+  const sent = readSent(document, xpath);
   const requestId = sent.inResponseTo;
   if (!requestId || !requestCookie || requestId !== requestCookie)
     throw samlRefusal("not_started", "This sign-in was not started in this browser, or it has expired. Start again.");
@@ -245,7 +247,9 @@ export async function finishSamlSignIn(
       throw fail("destination", `The response was sent to another destination than ${samlAcsUrl()}.`);
     let profile: Profile | null;
     try {
-      ({ profile } = await samlFor(login.organizationId, connection).validatePostResponseAsync({
+      ({ profile } = await (
+        await samlFor(login.organizationId, connection)
+      ).validatePostResponseAsync({
         SAMLResponse: samlResponse,
       }));
     } catch (error) {

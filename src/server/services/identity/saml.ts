@@ -4,8 +4,7 @@
 // URL) and our service provider's side of it. Signing in is saml-sign-in.ts. Every absolute URL
 // comes from PUBLIC_ORIGIN, never from the request.
 import { X509Certificate } from "node:crypto";
-import { SAML, ValidateInResponseTo } from "@node-saml/node-saml";
-import { parseDomFromString, xpath } from "@node-saml/node-saml/lib/xml.js";
+import type { SAML } from "@node-saml/node-saml";
 import { publicOrigin } from "@/env";
 import type { SetSamlConnectionInput } from "@/schemas/identity/sso";
 import type { Actor } from "@/server/auth/actor";
@@ -55,6 +54,7 @@ function certificateBody(text: string, path: string): string {
 
 async function settingsFromMetadata(xml: string, path: string): Promise<IdpSettings> {
   const refuse = (message: string) => invalidRequest([{ path, message }]);
+  const { parseDomFromString, xpath } = await samlXml();
   let document: Document;
   try {
     document = await parseDomFromString(xml);
@@ -288,11 +288,20 @@ export async function refreshSamlMetadataWhenDue(db: Db, now = new Date()): Prom
   return refreshSamlMetadata(db);
 }
 
-export function samlFor(
+/**
+ * The SAML library's XML reader, loaded on first use: with its XML stack it is over a megabyte
+ * of code that a server whose organizations do not use SAML need not hold in memory.
+ */
+export function samlXml() {
+  return import("@node-saml/node-saml/lib/xml.js");
+}
+
+export async function samlFor(
   organizationId: string,
   connection: { samlSsoUrl: string | null; samlCertificates: string[] },
   requestId?: string,
-): SAML {
+): Promise<SAML> {
+  const { SAML, ValidateInResponseTo } = await import("@node-saml/node-saml");
   return new SAML({
     issuer: samlEntityId(organizationId),
     audience: samlEntityId(organizationId),
@@ -315,5 +324,7 @@ export function samlFor(
 export async function samlMetadata(db: Db, organizationId: string): Promise<string> {
   const organization = await db.organization.findUnique({ where: { id: organizationId }, select: { id: true } });
   if (!organization) throw new AppError("not_found", "No organization with that id.");
-  return samlFor(organization.id, { samlSsoUrl: null, samlCertificates: [] }).generateServiceProviderMetadata(null);
+  return (await samlFor(organization.id, { samlSsoUrl: null, samlCertificates: [] })).generateServiceProviderMetadata(
+    null,
+  );
 }
