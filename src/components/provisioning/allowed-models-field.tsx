@@ -17,7 +17,7 @@ export function AllowedModelsField({
   const offered = (models.data?.models ?? []).filter((model) => model.provider !== "builtin");
   return (
     <CheckboxGroup
-      className="stack"
+      className="bare stack"
       legend="Models"
       lead={
         <label className="inline">
