@@ -49,6 +49,8 @@ export interface FakeOpenAI {
   failWith(status: number | null): void;
   /** Answers the next chat requests, one each, with these failures (a 429's `retryAfter` in its header) before replying again. */
   failNext(failures: { status: number; retryAfter?: string }[]): void;
+  /** Makes the next streamed text replies break off after this many tokens (the connection dropped), until null. */
+  breakAfter(tokens: number | null): void;
   /** Makes the next requests go unanswered (a provider that hangs), until turned off. */
   hang(on: boolean): void;
   /** What the next replies report as their usage. */
@@ -65,6 +67,7 @@ export async function startFakeOpenAI(
   let failure: number | null = null;
   const queuedFailures: { status: number; retryAfter?: string }[] = [];
   let hanging = false;
+  let breakingAfter: number | null = null;
   let usageOf: FakeUsage = DEFAULT_FAKE_USAGE;
   const hung: http.ServerResponse[] = [];
   const server = http.createServer((req, res) => {
@@ -173,8 +176,9 @@ export async function startFakeOpenAI(
       const chunk = (delta: object, finish: string | null) =>
         `data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
       res.write(chunk({ role: "assistant", content: "" }, null));
-      for (const token of text.split(/(?<=\s)/)) {
+      for (const [index, token] of text.split(/(?<=\s)/).entries()) {
         if (res.destroyed) return;
+        if (index === breakingAfter) return void res.destroy();
         res.write(chunk({ content: token }, null));
         if (options.tokenDelayMs) await new Promise((resolve) => setTimeout(resolve, options.tokenDelayMs));
       }
@@ -213,6 +217,7 @@ export async function startFakeOpenAI(
     failWith: (status) => (failure = status),
     failNext: (failures) => void queuedFailures.push(...failures),
     reportUsage: (usage) => (usageOf = usage),
+    breakAfter: (tokens) => (breakingAfter = tokens),
     hang: (on) => {
       hanging = on;
       if (!on) for (const res of hung.splice(0)) res.destroy();
