@@ -34,6 +34,7 @@ import type {
   AnswerInput,
 } from "./model-types";
 import { offlineGrade, offlineRoute } from "./offline-model";
+import { openAICompatibleParts, type PlainPart } from "./openai-stream";
 import { failSpan, propagatingFetch, tracer, tracingEnabled } from "@/server/observability/tracing";
 
 export type ProviderKind = "openai-compatible" | "anthropic";
@@ -89,16 +90,50 @@ function reportedParts(usage: LanguageModelV3Usage): ReportedUsage {
   return { inputTokens: usage.inputTokens.total, outputTokens: usage.outputTokens.total };
 }
 
+/** A provider model's stream parts (Anthropic's), as a plain answer's: its text, its end, a failure thrown. */
+async function modelParts(
+  model: LanguageModelV3,
+  prompt: LanguageModelV3Prompt,
+  maxOutputTokens: number | undefined,
+  abortSignal: AbortSignal,
+): Promise<AsyncIterable<PlainPart>> {
+  const { stream } = await model.doStream({
+    prompt,
+    abortSignal,
+    ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+  });
+  return (async function* () {
+    const reader = stream.getReader();
+    try {
+      for (;;) {
+        const { done, value: part } = await reader.read();
+        if (done) return;
+        if (part.type === "text-delta") {
+          if (part.delta.length > 0) yield { type: "text", text: part.delta };
+        } else if (part.type === "finish") {
+          yield { type: "finish", usage: reportedParts(part.usage), finishReason: part.finishReason.unified };
+        } else if (part.type === "error") {
+          throw part.error instanceof Error ? part.error : new Error(String(part.error));
+        }
+      }
+    } finally {
+      // A consumer that stops early (a run bound), or a failure, hangs up on the provider.
+      void reader.cancel().catch(() => undefined);
+    }
+  })();
+}
+
 const ABORTED = "The provider call was aborted or timed out.";
 
 /**
- * An answer without tools: one provider call, its stream parts read as they come. What it yields
- * and reports is what `streamText` gave for the same call (its text deltas, the call's usage, its
- * failures, an abort as a failure), and while tracing is on it makes the span `streamText` made.
+ * An answer without tools or images: one provider call, read as it comes rather than through
+ * `streamText`'s layers. What it yields and reports is what `streamText` gave for the same call
+ * (its text, the call's usage once it ends, its failures, an abort as a failure), and while
+ * tracing is on it makes the span `streamText` made, around the provider's request.
  */
 async function* plainAnswer(
-  model: LanguageModelV3,
-  prompt: LanguageModelV3Prompt,
+  model: { provider: string; modelId: string },
+  open: (abortSignal: AbortSignal) => Promise<AsyncIterable<PlainPart>>,
   options: { maxOutputTokens?: number; signal?: AbortSignal; onUsage?: AnswerInput["onUsage"] },
 ): AsyncGenerator<string> {
   const abortSignal = callSignal(options.signal);
@@ -114,37 +149,22 @@ async function* plainAnswer(
         },
       })
     : undefined;
-  const call = () =>
-    model.doStream({
-      prompt,
-      abortSignal,
-      ...(options.maxOutputTokens !== undefined ? { maxOutputTokens: options.maxOutputTokens } : {}),
-    });
   let usage: ReportedUsage | undefined;
   try {
     // The provider's request goes out inside the span, so its `traceparent` names it.
-    const { stream } = await (span ? context.with(trace.setSpan(context.active(), span), call) : call());
-    const reader = stream.getReader();
-    try {
-      for (;;) {
-        const { done, value: part } = await reader.read();
-        if (done) break;
-        if (part.type === "text-delta") {
-          if (part.delta.length > 0) yield part.delta;
-        } else if (part.type === "finish") {
-          usage = reportedParts(part.usage);
-          span?.setAttributes({
-            "ai.response.finishReason": part.finishReason.unified,
-            ...(usage.inputTokens !== undefined ? { "ai.usage.inputTokens": usage.inputTokens } : {}),
-            ...(usage.outputTokens !== undefined ? { "ai.usage.outputTokens": usage.outputTokens } : {}),
-          });
-        } else if (part.type === "error") {
-          throw part.error instanceof Error ? part.error : new Error(String(part.error));
-        }
+    const parts = await (span
+      ? context.with(trace.setSpan(context.active(), span), () => open(abortSignal))
+      : open(abortSignal));
+    for await (const part of parts) {
+      if (part.type === "text") yield part.text;
+      else {
+        usage = part.usage;
+        span?.setAttributes({
+          "ai.response.finishReason": part.finishReason,
+          ...(usage.inputTokens !== undefined ? { "ai.usage.inputTokens": usage.inputTokens } : {}),
+          ...(usage.outputTokens !== undefined ? { "ai.usage.outputTokens": usage.outputTokens } : {}),
+        });
       }
-    } finally {
-      // A consumer that stops early (a run bound) or a failure hangs up on the provider.
-      void reader.cancel().catch(() => undefined);
     }
     // An aborted stream may just end: a cut-off answer is a failure, never a reply.
     if (abortSignal.aborted) throw new Error(ABORTED);
@@ -213,19 +233,34 @@ export function providerModel(info: ModelInfo, connection: ProviderConnection, u
     }) {
       const fullSystem = system + knowledgeBlock(knowledge, cite);
       if (tools.length === 0 && images.length === 0) {
-        const turns = history.map((turn) => ({
-          role: turn.role,
-          content: [{ type: "text" as const, text: turn.content }],
-        }));
-        yield* plainAnswer(
-          model,
-          [
-            { role: "system", content: fullSystem },
-            ...turns,
-            { role: "user", content: [{ type: "text", text: message }] },
-          ],
-          { maxOutputTokens, signal, onUsage },
-        );
+        const turns = [...history, { role: "user" as const, content: message }];
+        const open =
+          connection.kind === "openai-compatible"
+            ? (abortSignal: AbortSignal) =>
+                openAICompatibleParts({
+                  baseURL: connection.baseURL!,
+                  apiKey: connection.apiKey,
+                  fetch: propagatingFetch(connection.fetch),
+                  modelId: upstreamId,
+                  system: fullSystem,
+                  turns,
+                  maxOutputTokens,
+                  signal: abortSignal,
+                })
+            : (abortSignal: AbortSignal) =>
+                modelParts(
+                  model,
+                  [
+                    { role: "system", content: fullSystem },
+                    ...turns.map((turn) => ({
+                      role: turn.role,
+                      content: [{ type: "text" as const, text: turn.content }],
+                    })),
+                  ],
+                  maxOutputTokens,
+                  abortSignal,
+                );
+        yield* plainAnswer(model, open, { maxOutputTokens, signal, onUsage });
         return;
       }
       const abortSignal = callSignal(signal);
