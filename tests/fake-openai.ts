@@ -49,8 +49,11 @@ export interface FakeOpenAI {
   failWith(status: number | null): void;
   /** Answers the next chat requests, one each, with these failures (a 429's `retryAfter` in its header) before replying again. */
   failNext(failures: { status: number; retryAfter?: string }[]): void;
-  /** Makes the next streamed text replies break off after this many tokens (the connection dropped), until null. */
-  breakAfter(tokens: number | null): void;
+  /**
+   * Makes the next streamed text replies break off after this many tokens, until null: the
+   * connection dropped, or (`errorChunk`) an `{ error }` chunk sent and the stream ended.
+   */
+  breakAfter(tokens: number | null, how?: "drop" | "errorChunk"): void;
   /** Makes the next requests go unanswered (a provider that hangs), until turned off. */
   hang(on: boolean): void;
   /** What the next replies report as their usage. */
@@ -68,6 +71,7 @@ export async function startFakeOpenAI(
   const queuedFailures: { status: number; retryAfter?: string }[] = [];
   let hanging = false;
   let breakingAfter: number | null = null;
+  let breakingHow: "drop" | "errorChunk" = "drop";
   let usageOf: FakeUsage = DEFAULT_FAKE_USAGE;
   const hung: http.ServerResponse[] = [];
   const server = http.createServer((req, res) => {
@@ -178,7 +182,11 @@ export async function startFakeOpenAI(
       res.write(chunk({ role: "assistant", content: "" }, null));
       for (const [index, token] of text.split(/(?<=\s)/).entries()) {
         if (res.destroyed) return;
-        if (index === breakingAfter) return void res.destroy();
+        if (index === breakingAfter && breakingHow === "drop") return void res.destroy();
+        if (index === breakingAfter)
+          return void res.end(
+            `data: ${JSON.stringify({ error: { message: "overloaded", type: "server_error" } })}\n\n`,
+          );
         res.write(chunk({ content: token }, null));
         if (options.tokenDelayMs) await new Promise((resolve) => setTimeout(resolve, options.tokenDelayMs));
       }
@@ -217,7 +225,10 @@ export async function startFakeOpenAI(
     failWith: (status) => (failure = status),
     failNext: (failures) => void queuedFailures.push(...failures),
     reportUsage: (usage) => (usageOf = usage),
-    breakAfter: (tokens) => (breakingAfter = tokens),
+    breakAfter: (tokens, how = "drop") => {
+      breakingAfter = tokens;
+      breakingHow = how;
+    },
     hang: (on) => {
       hanging = on;
       if (!on) for (const res of hung.splice(0)) res.destroy();

@@ -167,38 +167,41 @@ it("records Anthropic's streamed answer and usage", async () => {
   });
 });
 
-it("a provider that breaks off mid-answer: an error event provider_error after the deltas, not retried, the call failed", async () => {
-  const tenant = await newOrganization();
-  const appId = await plainApp(tenant);
-  const before = await credits(tenant);
-  const asked = openai.requests.length;
-  openai.breakAfter(3);
-  let events: EventSourceMessage[];
-  try {
-    const response = await restHandler()(
-      streamRequest(tenant, appId, "/conversation", { message: "Refunds?", stream: true }),
+it.each(["drop", "errorChunk"] as const)(
+  "a provider that breaks off mid-answer (%s): an error event provider_error after the deltas, not retried, the call failed",
+  async (how) => {
+    const tenant = await newOrganization();
+    const appId = await plainApp(tenant);
+    const before = await credits(tenant);
+    const asked = openai.requests.length;
+    openai.breakAfter(3, how);
+    let events: EventSourceMessage[];
+    try {
+      const response = await restHandler()(
+        streamRequest(tenant, appId, "/conversation", { message: "Refunds?", stream: true }),
+      );
+      expect(response.status).toBe(200);
+      events = await readEvents(response);
+    } finally {
+      openai.breakAfter(null);
+    }
+    expect(deltaText(events)).toBe(
+      REPLY.split(/(?<=\s)/)
+        .slice(0, 3)
+        .join(""),
     );
-    expect(response.status).toBe(200);
-    events = await readEvents(response);
-  } finally {
-    openai.breakAfter(null);
-  }
-  expect(deltaText(events)).toBe(
-    REPLY.split(/(?<=\s)/)
-      .slice(0, 3)
-      .join(""),
-  );
-  expect(events.at(-1)!.event).toBe("error");
-  expect(JSON.parse(events.at(-1)!.data).error.code).toBe("provider_error");
-  // Output had streamed: no retry, no fallback.
-  expect(openai.requests.length).toBe(asked + 1);
-  const run = await latestExecution(tenant);
-  expect(run.status).toBe("failed");
-  expect(run.usage).toMatchObject({ calls: [{ model: "plain-model", outcome: "failed" }] });
-  // A provider failure after output is billed (runtime/billed-run.ts).
-  expect(run.credits).toBe(1);
-  expect(await credits(tenant)).toBe(before - 1);
-});
+    expect(events.at(-1)!.event).toBe("error");
+    expect(JSON.parse(events.at(-1)!.data).error.code).toBe("provider_error");
+    // Output had streamed: no retry, no fallback.
+    expect(openai.requests.length).toBe(asked + 1);
+    const run = await latestExecution(tenant);
+    expect(run.status).toBe("failed");
+    expect(run.usage).toMatchObject({ calls: [{ model: "plain-model", outcome: "failed" }] });
+    // A provider failure after output is billed (runtime/billed-run.ts).
+    expect(run.credits).toBe(1);
+    expect(await credits(tenant)).toBe(before - 1);
+  },
+);
 
 it("a canceled run: an error event canceled, the call canceled, the answer kept as far as it got", async () => {
   const tenant = await newOrganization();
