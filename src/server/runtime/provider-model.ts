@@ -1,8 +1,8 @@
 // Provider models, through the AI SDK: an OpenAI-compatible endpoint (the operator's, set by
 // environment, or an organization's) or Anthropic. Answers stream token by token and call the
-// tools they are given in a bounded loop; an answer without tools or images reads the provider
-// model's stream parts directly, without `streamText`'s layers (the cost of a long stream, issue
-// 53). Routing and grading ask for a small JSON reply and fall back to the offline model's word
+// tools they are given in a bounded loop; an answer without tools or images skips `streamText`'s
+// layers (the cost of a long stream, issue 53): an OpenAI-compatible reply is read by
+// openai-stream.ts, Anthropic's as the provider model's stream parts. Routing and grading ask for a small JSON reply and fall back to the offline model's word
 // matching if the reply is not usable.
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
@@ -252,10 +252,12 @@ export function providerModel(info: ModelInfo, connection: ProviderConnection, u
                   model,
                   [
                     { role: "system", content: fullSystem },
-                    ...turns.map((turn) => ({
-                      role: turn.role,
-                      content: [{ type: "text" as const, text: turn.content }],
-                    })),
+                    ...turns.map((turn) => {
+                      const content = [{ type: "text" as const, text: turn.content }];
+                      return turn.role === "user"
+                        ? { role: "user" as const, content }
+                        : { role: "assistant" as const, content };
+                    }),
                   ],
                   maxOutputTokens,
                   abortSignal,
