@@ -49,6 +49,11 @@ export interface FakeOpenAI {
   failWith(status: number | null): void;
   /** Answers the next chat requests, one each, with these failures (a 429's `retryAfter` in its header) before replying again. */
   failNext(failures: { status: number; retryAfter?: string }[]): void;
+  /**
+   * Makes the next streamed text replies break off after this many tokens, until null: the
+   * connection dropped, or (`errorChunk`) an `{ error }` chunk sent and the stream ended.
+   */
+  breakAfter(tokens: number | null, how?: "drop" | "errorChunk"): void;
   /** Makes the next requests go unanswered (a provider that hangs), until turned off. */
   hang(on: boolean): void;
   /** What the next replies report as their usage. */
@@ -65,6 +70,8 @@ export async function startFakeOpenAI(
   let failure: number | null = null;
   const queuedFailures: { status: number; retryAfter?: string }[] = [];
   let hanging = false;
+  let breakingAfter: number | null = null;
+  let breakingHow: "drop" | "errorChunk" = "drop";
   let usageOf: FakeUsage = DEFAULT_FAKE_USAGE;
   const hung: http.ServerResponse[] = [];
   const server = http.createServer((req, res) => {
@@ -173,8 +180,13 @@ export async function startFakeOpenAI(
       const chunk = (delta: object, finish: string | null) =>
         `data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
       res.write(chunk({ role: "assistant", content: "" }, null));
-      for (const token of text.split(/(?<=\s)/)) {
+      for (const [index, token] of text.split(/(?<=\s)/).entries()) {
         if (res.destroyed) return;
+        if (index === breakingAfter && breakingHow === "drop") return void res.destroy();
+        if (index === breakingAfter)
+          return void res.end(
+            `data: ${JSON.stringify({ error: { message: "overloaded", type: "server_error" } })}\n\n`,
+          );
         res.write(chunk({ content: token }, null));
         if (options.tokenDelayMs) await new Promise((resolve) => setTimeout(resolve, options.tokenDelayMs));
       }
@@ -213,6 +225,10 @@ export async function startFakeOpenAI(
     failWith: (status) => (failure = status),
     failNext: (failures) => void queuedFailures.push(...failures),
     reportUsage: (usage) => (usageOf = usage),
+    breakAfter: (tokens, how = "drop") => {
+      breakingAfter = tokens;
+      breakingHow = how;
+    },
     hang: (on) => {
       hanging = on;
       if (!on) for (const res of hung.splice(0)) res.destroy();

@@ -1,9 +1,13 @@
 // Provider models, through the AI SDK: an OpenAI-compatible endpoint (the operator's, set by
 // environment, or an organization's) or Anthropic. Answers stream token by token and call the
-// tools they are given in a bounded loop; routing and grading ask for a small JSON reply and fall
-// back to the offline model's word matching if the reply is not usable.
+// tools they are given in a bounded loop; an answer without tools or images skips `streamText`'s
+// layers (the cost of a long stream, issue 53): an OpenAI-compatible reply is read by
+// openai-stream.ts, Anthropic's as the provider model's stream parts. Routing and grading ask for a small JSON reply and fall back to the offline model's word
+// matching if the reply is not usable.
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import type { LanguageModelV3, LanguageModelV3Prompt, LanguageModelV3Usage } from "@ai-sdk/provider";
+import { context, trace } from "@opentelemetry/api";
 import {
   embedMany,
   generateText,
@@ -11,7 +15,6 @@ import {
   stepCountIs,
   streamText,
   tool,
-  type LanguageModel,
   type LanguageModelUsage,
   type ToolSet,
 } from "ai";
@@ -28,9 +31,11 @@ import type {
   ModelTool,
   Passage,
   ReportedUsage,
+  AnswerInput,
 } from "./model-types";
 import { offlineGrade, offlineRoute } from "./offline-model";
-import { propagatingFetch, tracingEnabled } from "@/server/observability/tracing";
+import { openAICompatibleParts, type PlainPart } from "./openai-stream";
+import { failSpan, propagatingFetch, tracer, tracingEnabled } from "@/server/observability/tracing";
 
 export type ProviderKind = "openai-compatible" | "anthropic";
 
@@ -80,7 +85,100 @@ function reported(usage: LanguageModelUsage | undefined): ReportedUsage {
   return { inputTokens: usage?.inputTokens, outputTokens: usage?.outputTokens };
 }
 
-export function languageModel(connection: ProviderConnection, modelId: string): LanguageModel {
+/** The provider model's own usage as a report (what `streamText` reads from it). */
+function reportedParts(usage: LanguageModelV3Usage): ReportedUsage {
+  return { inputTokens: usage.inputTokens.total, outputTokens: usage.outputTokens.total };
+}
+
+/** A provider model's stream parts (Anthropic's), as a plain answer's: its text, its end, a failure thrown. */
+async function modelParts(
+  model: LanguageModelV3,
+  prompt: LanguageModelV3Prompt,
+  maxOutputTokens: number | undefined,
+  abortSignal: AbortSignal,
+): Promise<AsyncIterable<PlainPart>> {
+  const { stream } = await model.doStream({
+    prompt,
+    abortSignal,
+    ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+  });
+  return (async function* () {
+    const reader = stream.getReader();
+    try {
+      for (;;) {
+        const { done, value: part } = await reader.read();
+        if (done) return;
+        if (part.type === "text-delta") {
+          if (part.delta.length > 0) yield { type: "text", text: part.delta };
+        } else if (part.type === "finish") {
+          yield { type: "finish", usage: reportedParts(part.usage), finishReason: part.finishReason.unified };
+        } else if (part.type === "error") {
+          throw part.error instanceof Error ? part.error : new Error(String(part.error));
+        }
+      }
+    } finally {
+      // A consumer that stops early (a run bound), or a failure, hangs up on the provider.
+      void reader.cancel().catch(() => undefined);
+    }
+  })();
+}
+
+const ABORTED = "The provider call was aborted or timed out.";
+
+/**
+ * An answer without tools or images: one provider call, read as it comes rather than through
+ * `streamText`'s layers. What it yields and reports is what `streamText` gave for the same call
+ * (its text, the call's usage once it ends, its failures, an abort as a failure), and while
+ * tracing is on it makes the span `streamText` made, around the provider's request.
+ */
+async function* plainAnswer(
+  model: { provider: string; modelId: string },
+  open: (abortSignal: AbortSignal) => Promise<AsyncIterable<PlainPart>>,
+  options: { maxOutputTokens?: number; signal?: AbortSignal; onUsage?: AnswerInput["onUsage"] },
+): AsyncGenerator<string> {
+  const abortSignal = callSignal(options.signal);
+  const span = tracingEnabled()
+    ? tracer().startSpan("ai.streamText", {
+        attributes: {
+          "operation.name": "ai.streamText answer",
+          "ai.operationId": "ai.streamText",
+          "ai.telemetry.functionId": "answer",
+          "ai.model.provider": model.provider,
+          "ai.model.id": model.modelId,
+          ...(options.maxOutputTokens !== undefined ? { "ai.settings.maxOutputTokens": options.maxOutputTokens } : {}),
+        },
+      })
+    : undefined;
+  let usage: ReportedUsage | undefined;
+  try {
+    // The provider's request goes out inside the span, so its `traceparent` names it.
+    const parts = await (span
+      ? context.with(trace.setSpan(context.active(), span), () => open(abortSignal))
+      : open(abortSignal));
+    for await (const part of parts) {
+      if (part.type === "text") yield part.text;
+      else {
+        usage = part.usage;
+        span?.setAttributes({
+          "ai.response.finishReason": part.finishReason,
+          ...(usage.inputTokens !== undefined ? { "ai.usage.inputTokens": usage.inputTokens } : {}),
+          ...(usage.outputTokens !== undefined ? { "ai.usage.outputTokens": usage.outputTokens } : {}),
+        });
+      }
+    }
+    // An aborted stream may just end: a cut-off answer is a failure, never a reply.
+    if (abortSignal.aborted) throw new Error(ABORTED);
+  } catch (error) {
+    const failure = abortSignal.aborted ? new Error(ABORTED) : error;
+    if (span) failSpan(span, failure);
+    throw failure;
+  } finally {
+    if (usage) options.onUsage?.(usage);
+    span?.end();
+  }
+}
+
+export function languageModel(connection: ProviderConnection, modelId: string): LanguageModelV3 {
   if (connection.kind === "anthropic") {
     return createAnthropic({
       baseURL: connection.baseURL,
@@ -133,8 +231,41 @@ export function providerModel(info: ModelInfo, connection: ProviderConnection, u
       maxOutputTokens,
       beforeStep,
     }) {
-      const abortSignal = callSignal(signal);
       const fullSystem = system + knowledgeBlock(knowledge, cite);
+      if (tools.length === 0 && images.length === 0) {
+        const turns = [...history, { role: "user" as const, content: message }];
+        const open =
+          connection.kind === "openai-compatible"
+            ? (abortSignal: AbortSignal) =>
+                openAICompatibleParts({
+                  baseURL: connection.baseURL!,
+                  apiKey: connection.apiKey,
+                  fetch: propagatingFetch(connection.fetch),
+                  modelId: upstreamId,
+                  system: fullSystem,
+                  turns,
+                  maxOutputTokens,
+                  signal: abortSignal,
+                })
+            : (abortSignal: AbortSignal) =>
+                modelParts(
+                  model,
+                  [
+                    { role: "system", content: fullSystem },
+                    ...turns.map((turn) => {
+                      const content = [{ type: "text" as const, text: turn.content }];
+                      return turn.role === "user"
+                        ? { role: "user" as const, content }
+                        : { role: "assistant" as const, content };
+                    }),
+                  ],
+                  maxOutputTokens,
+                  abortSignal,
+                );
+        yield* plainAnswer(model, open, { maxOutputTokens, signal, onUsage });
+        return;
+      }
+      const abortSignal = callSignal(signal);
       const result = streamText({
         model,
         experimental_telemetry: telemetry("answer"),

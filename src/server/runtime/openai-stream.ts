@@ -1,0 +1,113 @@
+// An OpenAI-compatible provider's streamed chat completion, for an answer without tools or images
+// (issue 53): the request the AI SDK's provider sends, its reply read through one SSE parser and
+// `JSON.parse`, with no web-stream layers and no schema validation of each chunk (the provider's
+// `doStream` spends most of a long stream's time there). A refusal is the SDK's `APICallError`
+// with the status and headers, as from the provider, so retries and fallbacks read it the same.
+import { APICallError } from "@ai-sdk/provider";
+import { createParser } from "eventsource-parser";
+import type { ReportedUsage } from "./model-types";
+
+/** What a plain answer's stream gives: a piece of text, or the call's end with its usage. */
+export type PlainPart = { type: "text"; text: string } | { type: "finish"; usage: ReportedUsage; finishReason: string };
+
+export interface ChatCompletionRequest {
+  baseURL: string;
+  apiKey?: string;
+  fetch: typeof globalThis.fetch;
+  modelId: string;
+  system: string;
+  turns: { role: "user" | "assistant"; content: string }[];
+  maxOutputTokens?: number;
+  signal: AbortSignal;
+}
+
+interface CompletionChunk {
+  choices?: { delta?: { content?: string | null } | null; finish_reason?: string | null }[];
+  usage?: { prompt_tokens?: number | null; completion_tokens?: number | null } | null;
+  error?: { message?: string };
+}
+
+/** The provider's retryable statuses, as the SDK marks them. */
+function retryable(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/** The provider's error message (`{ error: { message } }`), else the status text. */
+function refusalMessage(body: string, statusText: string): string {
+  try {
+    const message = (JSON.parse(body) as CompletionChunk).error?.message;
+    if (typeof message === "string") return message;
+  } catch {
+    // Not JSON: the status says it.
+  }
+  return statusText;
+}
+
+/** Sends the request; once the provider answers 200, its stream's parts, the last a `finish`. */
+export async function openAICompatibleParts(request: ChatCompletionRequest): Promise<AsyncIterable<PlainPart>> {
+  const url = `${request.baseURL.replace(/\/$/, "")}/chat/completions`;
+  const body = {
+    model: request.modelId,
+    ...(request.maxOutputTokens !== undefined ? { max_tokens: request.maxOutputTokens } : {}),
+    messages: [{ role: "system", content: request.system }, ...request.turns],
+    stream: true,
+    stream_options: { include_usage: true },
+  };
+  const response = await request.fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      ...(request.apiKey ? { authorization: `Bearer ${request.apiKey}` } : {}),
+    },
+    body: JSON.stringify(body),
+    signal: request.signal,
+  });
+  if (!response.ok || !response.body) {
+    const text = await response.text();
+    throw new APICallError({
+      message: refusalMessage(text, response.statusText),
+      url,
+      requestBodyValues: body,
+      statusCode: response.status,
+      responseHeaders: Object.fromEntries(response.headers),
+      responseBody: text,
+      isRetryable: retryable(response.status),
+    });
+  }
+  return readParts(response.body);
+}
+
+async function* readParts(body: ReadableStream<Uint8Array>): AsyncGenerator<PlainPart> {
+  const events: string[] = [];
+  const parser = createParser({ onEvent: (event) => events.push(event.data) });
+  const decoder = new TextDecoder();
+  const reader = body.getReader();
+  let usage: ReportedUsage = {};
+  let finishReason = "other";
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parser.feed(decoder.decode(value, { stream: true }));
+      for (const data of events.splice(0)) {
+        if (data === "[DONE]") continue;
+        const chunk = JSON.parse(data) as CompletionChunk;
+        if (chunk.error) throw new Error(chunk.error.message ?? "The provider reported an error mid-stream.");
+        if (chunk.usage) {
+          usage = {
+            inputTokens: chunk.usage.prompt_tokens ?? undefined,
+            outputTokens: chunk.usage.completion_tokens ?? undefined,
+          };
+        }
+        const choice = chunk.choices?.[0];
+        if (choice?.finish_reason) finishReason = choice.finish_reason;
+        const text = choice?.delta?.content;
+        if (typeof text === "string" && text.length > 0) yield { type: "text", text };
+      }
+    }
+  } finally {
+    // A consumer that stops early, or a failure, hangs up on the provider.
+    void reader.cancel().catch(() => undefined);
+  }
+  yield { type: "finish", usage, finishReason };
+}
