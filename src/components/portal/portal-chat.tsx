@@ -84,13 +84,8 @@ function usePortalChat(portal: string, appId: string, fromUrl: string | null) {
   const apps = useQuery({ ...trpc.apps.list.queryOptions({ portal }), enabled: me.isSuccess });
   const { conversationId, setConversationId, conversation } = useConversationFromUrl(portal, fromUrl);
   const [draft, setDraft] = useState("");
-  const cancel = useMutation(trpc.runs.cancel.mutationOptions());
   const feedback = useMutation(trpc.conversations.feedback.mutationOptions());
-  const turn = useChatTurn(
-    `/api/portal/${encodeURIComponent(portal)}/apps/${encodeURIComponent(appId)}/conversation`,
-    (executionId) => cancel.mutateAsync({ portal, appId, executionId }),
-    embedSessionHeaders,
-  );
+  const turn = usePortalTurn(portal, appId);
   const attachments = useChatAttachments(`/api/portal/${encodeURIComponent(portal)}/files`, embedSessionHeaders);
   const app = apps.data?.apps.find((candidate) => candidate.id === appId);
   const failure = useTurnFailure(portal, turn.error);
@@ -157,6 +152,17 @@ function usePortalChat(portal: string, appId: string, fromUrl: string | null) {
     stored,
     credits,
   };
+}
+
+/** A turn with the app through the portal's stream, stopped through its runs.cancel. */
+function usePortalTurn(portal: string, appId: string) {
+  const trpc = usePortalTRPC();
+  const cancel = useMutation(trpc.runs.cancel.mutationOptions());
+  return useChatTurn(
+    `/api/portal/${encodeURIComponent(portal)}/apps/${encodeURIComponent(appId)}/conversation`,
+    (executionId) => cancel.mutateAsync({ portal, appId, executionId }),
+    embedSessionHeaders,
+  );
 }
 
 /** The conversation the URL names (?c=), opened again when a link names another. */
