@@ -2,7 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { CheckCheck } from "lucide-react";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useState } from "react";
+import { useState, type ComponentProps, type Dispatch, type SetStateAction } from "react";
 import type { z } from "zod";
 import {
   ConfirmButton,
@@ -78,22 +78,7 @@ function Reviews() {
           {kind || authorId ? " matches these filters" : ""}.
         </p>
       )}
-      {list.items.map((review) => (
-        <ReviewCard
-          key={review.id}
-          review={review}
-          canDecide={canDecide}
-          selected={selected.has(review.id)}
-          onSelectedChange={(on) =>
-            setSelected((current) => {
-              const next = new Set(current);
-              if (on) next.add(review.id);
-              else next.delete(review.id);
-              return next;
-            })
-          }
-        />
-      ))}
+      <ReviewCards reviews={list.items} canDecide={canDecide} selected={selected} setSelected={setSelected} />
       <LoadMore list={list} />
     </>
   );
@@ -234,5 +219,39 @@ function BulkFailures({ outcome, titleOf }: { outcome: ApproveReviewsOutput; tit
         ))}
       </ul>
     </ErrorAlert>
+  );
+}
+
+/** The reviews shown, each a card a pending one can be selected on. */
+function ReviewCards({
+  reviews,
+  canDecide,
+  selected,
+  setSelected,
+}: {
+  reviews: ComponentProps<typeof ReviewCard>["review"][];
+  canDecide: boolean;
+  selected: Set<string>;
+  setSelected: Dispatch<SetStateAction<Set<string>>>;
+}) {
+  return (
+    <>
+      {reviews.map((review) => (
+        <ReviewCard
+          key={review.id}
+          review={review}
+          canDecide={canDecide}
+          selected={selected.has(review.id)}
+          onSelectedChange={(on) =>
+            setSelected((current) => {
+              const next = new Set(current);
+              if (on) next.add(review.id);
+              else next.delete(review.id);
+              return next;
+            })
+          }
+        />
+      ))}
+    </>
   );
 }
