@@ -24,22 +24,20 @@ function targetHref(review: Review): string {
   return base;
 }
 
-export function ReviewCard({
-  review,
-  canDecide,
-  selected,
-  onSelectedChange,
-}: {
+interface ReviewCardProps {
   review: Review;
   canDecide: boolean;
   /** Present in the queue, where reviews can be approved together. */
   selected?: boolean;
   onSelectedChange?: (selected: boolean) => void;
-}) {
+}
+
+export function ReviewCard(props: ReviewCardProps) {
+  const { review, canDecide } = props;
   const pending = review.status === "pending";
   return (
     <article className="panel review-card" data-testid="review" aria-label={`Review of ${review.title}`}>
-      <ReviewHead review={review} canDecide={canDecide} selected={selected} onSelectedChange={onSelectedChange} />
+      <ReviewHead {...props} />
       {review.pageChanged && (
         <p className="notice review-stale" role="note">
           <TriangleAlert size={16} aria-hidden className="icon" />
@@ -62,17 +60,7 @@ export function ReviewCard({
 }
 
 /** The kind, title, knowledgebase, author and date, its decision once decided, and the box that selects it in the queue. */
-function ReviewHead({
-  review,
-  canDecide,
-  selected,
-  onSelectedChange,
-}: {
-  review: Review;
-  canDecide: boolean;
-  selected?: boolean;
-  onSelectedChange?: (selected: boolean) => void;
-}) {
+function ReviewHead({ review, canDecide, selected, onSelectedChange }: ReviewCardProps) {
   const pending = review.status === "pending";
   return (
     <header className="review-card-head">
