@@ -106,18 +106,8 @@ function branchHandle(node: FlowNode, branch: string | undefined): string | unde
   return at >= 0 ? `b${at}` : "else";
 }
 
-export default function FlowCanvas({
-  nodes,
-  feedback,
-  missing,
-  selected,
-  onSelect,
-  setNodes,
-  results,
-  onDropType,
-  minimap,
-  marks,
-}: FlowCanvasProps) {
+export default function FlowCanvas(props: FlowCanvasProps) {
+  const { nodes, feedback, missing, selected, setNodes, results, onDropType, minimap, marks } = props;
   const cards = useMemo(
     () => flowCards(nodes, { feedback, missing, selected, results, marks }),
     [nodes, feedback, missing, selected, results, marks],
@@ -126,15 +116,7 @@ export default function FlowCanvas({
   const { shown, setShown, shownLines, setShownLines } = useShownGraph(cards, lines);
   const instanceRef = useFitOnAdd(nodes.length);
 
-  const { edit, onNodesChange, onDelete, drop } = useCanvasEdits({
-    nodes,
-    setNodes,
-    selected,
-    onSelect,
-    onDropType,
-    setShown,
-    instanceRef,
-  });
+  const { edit, onNodesChange, onDelete, drop } = useCanvasEdits(props, setShown, instanceRef);
 
   return (
     <div
@@ -178,18 +160,11 @@ export default function FlowCanvas({
 }
 
 /** What the canvas does to the draft: select, delete, connect (by `edit`) and drop a library entry. */
-function useCanvasEdits({
-  nodes,
-  setNodes,
-  selected,
-  onSelect,
-  onDropType,
-  setShown,
-  instanceRef,
-}: Pick<FlowCanvasProps, "nodes" | "setNodes" | "selected" | "onSelect" | "onDropType"> & {
-  setShown: Dispatch<SetStateAction<Card[]>>;
-  instanceRef: RefObject<ReactFlowInstance<Card, Edge> | null>;
-}) {
+function useCanvasEdits(
+  { nodes, setNodes, selected, onSelect, onDropType }: FlowCanvasProps,
+  setShown: Dispatch<SetStateAction<Card[]>>,
+  instanceRef: RefObject<ReactFlowInstance<Card, Edge> | null>,
+) {
   /** Every canvas edit keeps the places the nodes are drawn at. */
   const edit = (change: (placed: FlowNode[]) => FlowNode[]) => setNodes(change(placeNodes(nodes)));
 
