@@ -24,21 +24,114 @@ function targetHref(review: Review): string {
   return base;
 }
 
-export function ReviewCard({
-  review,
-  canDecide,
-  selected,
-  onSelectedChange,
-}: {
+interface ReviewCardProps {
   review: Review;
   canDecide: boolean;
   /** Present in the queue, where reviews can be approved together. */
   selected?: boolean;
   onSelectedChange?: (selected: boolean) => void;
-}) {
+}
+
+export function ReviewCard(props: ReviewCardProps) {
+  const { review, canDecide } = props;
+  const pending = review.status === "pending";
+  return (
+    <article className="panel review-card" data-testid="review" aria-label={`Review of ${review.title}`}>
+      <ReviewHead {...props} />
+      {review.pageChanged && (
+        <p className="notice review-stale" role="note">
+          <TriangleAlert size={16} aria-hidden className="icon" />
+          <span>
+            The page changed since this was proposed. The diff shows the page as it was then; approving applies the edit
+            to the page as it is now and fails if its anchors no longer match.{" "}
+            <Link href={targetHref(review)}>Open the page</Link>
+          </span>
+        </p>
+      )}
+      {review.status === "rejected" && review.rejectionReason && (
+        <p className="review-reason">
+          <strong>Reason:</strong> {review.rejectionReason}
+        </p>
+      )}
+      <ReviewText review={review} />
+      {pending && <ReviewDecision review={review} canDecide={canDecide} />}
+    </article>
+  );
+}
+
+/** The kind, title, knowledgebase, author and date, its decision once decided, and the box that selects it in the queue. */
+function ReviewHead({ review, canDecide, selected, onSelectedChange }: ReviewCardProps) {
+  const pending = review.status === "pending";
+  return (
+    <header className="review-card-head">
+      {onSelectedChange && pending && canDecide && (
+        <input
+          type="checkbox"
+          checked={!!selected}
+          onChange={(e) => onSelectedChange(e.target.checked)}
+          aria-label={`Select ${review.title} for approval`}
+        />
+      )}
+      <div className="review-card-title">
+        <h2>
+          <span className="badge">{REVIEW_KIND_LABEL[review.kind]}</span>{" "}
+          <Link href={`/reviews/${review.id}`}>{review.title || "(untitled)"}</Link>
+        </h2>
+        <p className="muted">
+          In <Link href={targetHref(review)}>{review.knowledgebaseName}</Link> · by{" "}
+          {review.author ?? "an organization key"} ·{" "}
+          <time dateTime={review.createdAt}>{new Date(review.createdAt).toLocaleString()}</time>
+          {!pending && (
+            <>
+              {" "}
+              · <span className={`badge ${review.status === "rejected" ? "revoked" : ""}`}>{review.status}</span>
+              {review.decidedBy && ` by ${review.decidedBy}`}
+            </>
+          )}
+        </p>
+      </div>
+    </header>
+  );
+}
+
+/** The change proposed, as a diff by words or by lines; a document to index has no text to show. */
+function ReviewText({ review }: { review: Review }) {
+  const [by, setBy] = useState<"words" | "lines">("words");
+  const showsText = !(review.kind === "source" && !review.proposedMarkdown);
+  return showsText ? (
+    <>
+      <div className="row review-diff-mode" role="group" aria-label="Compare by">
+        <Button
+          aria-pressed={by === "words"}
+          variant={by === "words" ? "primary" : "secondary"}
+          onClick={() => setBy("words")}
+        >
+          Words
+        </Button>
+        <Button
+          aria-pressed={by === "lines"}
+          variant={by === "lines" ? "primary" : "secondary"}
+          onClick={() => setBy("lines")}
+        >
+          Lines
+        </Button>
+      </div>
+      <TextDiff
+        by={by}
+        before={review.baseMarkdown}
+        after={review.proposedMarkdown}
+        label={`Changes proposed in ${review.title}`}
+      />
+    </>
+  ) : (
+    <p className="muted">A document to index (binary or fetched from its URL).</p>
+  );
+}
+
+/** Approve (after a confirm) or reject (with an optional reason), for admins; a pending review says who may. */
+function ReviewDecision({ review, canDecide }: { review: Review; canDecide: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [by, setBy] = useState<"words" | "lines">("words");
   const [rejecting, setRejecting] = useState(false);
   const [reason, setReason] = useState("");
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.reviews.pathKey() });
@@ -58,128 +151,51 @@ export function ReviewCard({
       },
     }),
   );
-  const pending = review.status === "pending";
-  const showsText = !(review.kind === "source" && !review.proposedMarkdown);
+  if (!canDecide) return <p className="muted">Only admins can approve or reject.</p>;
   return (
-    <article className="panel review-card" data-testid="review" aria-label={`Review of ${review.title}`}>
-      <header className="review-card-head">
-        {onSelectedChange && pending && canDecide && (
-          <input
-            type="checkbox"
-            checked={!!selected}
-            onChange={(e) => onSelectedChange(e.target.checked)}
-            aria-label={`Select ${review.title} for approval`}
-          />
-        )}
-        <div className="review-card-title">
-          <h2>
-            <span className="badge">{REVIEW_KIND_LABEL[review.kind]}</span>{" "}
-            <Link href={`/reviews/${review.id}`}>{review.title || "(untitled)"}</Link>
-          </h2>
-          <p className="muted">
-            In <Link href={targetHref(review)}>{review.knowledgebaseName}</Link> · by{" "}
-            {review.author ?? "an organization key"} ·{" "}
-            <time dateTime={review.createdAt}>{new Date(review.createdAt).toLocaleString()}</time>
-            {!pending && (
-              <>
-                {" "}
-                · <span className={`badge ${review.status === "rejected" ? "revoked" : ""}`}>{review.status}</span>
-                {review.decidedBy && ` by ${review.decidedBy}`}
-              </>
-            )}
-          </p>
-        </div>
-      </header>
-      {review.pageChanged && (
-        <p className="notice review-stale" role="note">
-          <TriangleAlert size={16} aria-hidden className="icon" />
-          <span>
-            The page changed since this was proposed. The diff shows the page as it was then; approving applies the edit
-            to the page as it is now and fails if its anchors no longer match.{" "}
-            <Link href={targetHref(review)}>Open the page</Link>
-          </span>
-        </p>
-      )}
-      {review.status === "rejected" && review.rejectionReason && (
-        <p className="review-reason">
-          <strong>Reason:</strong> {review.rejectionReason}
-        </p>
-      )}
-      {showsText ? (
-        <>
-          <div className="row review-diff-mode" role="group" aria-label="Compare by">
-            <Button
-              aria-pressed={by === "words"}
-              variant={by === "words" ? "primary" : "secondary"}
-              onClick={() => setBy("words")}
-            >
-              Words
-            </Button>
-            <Button
-              aria-pressed={by === "lines"}
-              variant={by === "lines" ? "primary" : "secondary"}
-              onClick={() => setBy("lines")}
-            >
-              Lines
-            </Button>
-          </div>
-          <TextDiff
-            by={by}
-            before={review.baseMarkdown}
-            after={review.proposedMarkdown}
-            label={`Changes proposed in ${review.title}`}
-          />
-        </>
-      ) : (
-        <p className="muted">A document to index (binary or fetched from its URL).</p>
-      )}
+    <>
       <ErrorAlert error={approve.error ?? reject.error} />
-      {pending &&
-        (canDecide ? (
-          <div className="row review-actions">
-            <ConfirmButton
-              label="Approve"
-              className="primary"
-              destructive={false}
-              icon={<Check size={16} aria-hidden className="icon" />}
-              title={`Approve “${review.title || REVIEW_KIND_LABEL[review.kind]}”?`}
-              description={
-                review.kind === "source"
-                  ? "The document is indexed and agents find it on their next run."
-                  : "The change goes live on the page at once."
-              }
-              disabled={approve.isPending}
-              onConfirm={() => approve.mutate({ reviewId: review.id })}
+      <div className="row review-actions">
+        <ConfirmButton
+          label="Approve"
+          className="primary"
+          destructive={false}
+          icon={<Check size={16} aria-hidden className="icon" />}
+          title={`Approve “${review.title || REVIEW_KIND_LABEL[review.kind]}”?`}
+          description={
+            review.kind === "source"
+              ? "The document is indexed and agents find it on their next run."
+              : "The change goes live on the page at once."
+          }
+          disabled={approve.isPending}
+          onConfirm={() => approve.mutate({ reviewId: review.id })}
+        />
+        <Button variant="danger" disabled={reject.isPending} onClick={() => setRejecting(true)}>
+          <X size={16} aria-hidden className="icon" />
+          Reject
+        </Button>
+        <ConfirmDialog
+          open={rejecting}
+          title={`Reject “${review.title || REVIEW_KIND_LABEL[review.kind]}”?`}
+          confirmLabel="Reject"
+          onClose={() => setRejecting(false)}
+          onConfirm={() => reject.mutate({ reviewId: review.id, reason: reason.trim() || undefined })}
+        >
+          <p>
+            {review.kind === "page_edit"
+              ? "The page stays as it is."
+              : `The proposed ${review.kind === "source" ? "document" : "page"} is discarded.`}
+          </p>
+          <FormField label="Reason (optional, shown with the review)">
+            <textarea
+              rows={3}
+              maxLength={MAX_REVIEW_REASON_CHARS}
+              value={reason}
+              onChange={(e) => setReason(e.target.value)}
             />
-            <Button variant="danger" disabled={reject.isPending} onClick={() => setRejecting(true)}>
-              <X size={16} aria-hidden className="icon" />
-              Reject
-            </Button>
-            <ConfirmDialog
-              open={rejecting}
-              title={`Reject “${review.title || REVIEW_KIND_LABEL[review.kind]}”?`}
-              confirmLabel="Reject"
-              onClose={() => setRejecting(false)}
-              onConfirm={() => reject.mutate({ reviewId: review.id, reason: reason.trim() || undefined })}
-            >
-              <p>
-                {review.kind === "page_edit"
-                  ? "The page stays as it is."
-                  : `The proposed ${review.kind === "source" ? "document" : "page"} is discarded.`}
-              </p>
-              <FormField label="Reason (optional, shown with the review)">
-                <textarea
-                  rows={3}
-                  maxLength={MAX_REVIEW_REASON_CHARS}
-                  value={reason}
-                  onChange={(e) => setReason(e.target.value)}
-                />
-              </FormField>
-            </ConfirmDialog>
-          </div>
-        ) : (
-          <p className="muted">Only admins can approve or reject.</p>
-        ))}
-    </article>
+          </FormField>
+        </ConfirmDialog>
+      </div>
+    </>
   );
 }

@@ -235,126 +235,156 @@ function FallbackModelsField({
 }
 
 function AgentForm({ doc, view, update }: EditorBodyProps) {
+  return (
+    <>
+      <IdentitySection doc={doc} update={update} />
+      <BehaviourSection doc={doc} update={update} />
+      <AttachmentsSection doc={doc} view={view} update={update} />
+      <IntegrationsField value={doc.integrations} onChange={(integrations) => update({ integrations })} />
+      <ConversationSection doc={doc} update={update} />
+    </>
+  );
+}
+
+type SectionProps = Pick<EditorBodyProps, "doc" | "update">;
+
+/** Who the agent is: its name, role, summary, goals, scope, persona and guardrails. */
+function IdentitySection({ doc, update }: SectionProps) {
+  const identity = doc.identity as Doc;
+  const setIdentity = (changes: Doc) => update({ identity: { ...identity, ...changes } });
+  return (
+    <Section title="Identity" summary={[doc.name, identity.role].filter(Boolean).join(" · ")}>
+      <NameSlugDescription kind="agents" doc={doc} update={update} />
+      <TextField
+        label="Role"
+        value={identity.role}
+        onChange={(role) => setIdentity({ role })}
+        placeholder="e.g. Support specialist"
+      />
+      <TextArea label="Summary" value={identity.summary} onChange={(summary) => setIdentity({ summary })} rows={2} />
+      <LinesField label="Goals" value={identity.goals} onChange={(goals) => setIdentity({ goals })} />
+      <LinesField
+        label="Out of scope"
+        value={identity.outOfScope}
+        onChange={(outOfScope) => setIdentity({ outOfScope })}
+      />
+      <LinesField
+        label="Persona traits"
+        value={identity.personaTraits}
+        onChange={(personaTraits) => setIdentity({ personaTraits })}
+      />
+      <LinesField
+        label="Guardrails"
+        value={identity.guardrails}
+        onChange={(guardrails) => setIdentity({ guardrails })}
+      />
+    </Section>
+  );
+}
+
+/** The system instruction, the model with its fallbacks, and the built-in tools. */
+function BehaviourSection({ doc, update }: SectionProps) {
   const trpc = useTRPC();
   const models = useQuery(trpc.models.list.queryOptions({}));
+  return (
+    <Section title="Instructions and model" label="Behaviour" summary={modelSummary(doc)}>
+      <TextArea
+        label="System instruction"
+        value={doc.systemInstruction}
+        onChange={(systemInstruction) => update({ systemInstruction })}
+        rows={6}
+      />
+      <ModelField
+        value={doc.model}
+        models={models.data?.models}
+        usesTools={usesTools(doc)}
+        onChange={(model) => update({ model })}
+      />
+      <FallbackModelsField
+        value={doc.fallbackModels ?? []}
+        primary={doc.model}
+        models={models.data?.models}
+        onChange={(fallbackModels) => update({ fallbackModels })}
+      />
+      <BuiltInsField
+        value={doc.builtIns}
+        status={models.data?.builtIns}
+        onChange={(builtIns) => update({ builtIns })}
+      />
+    </Section>
+  );
+}
+
+/** The knowledgebases attached and the flows the agent may run. */
+function AttachmentsSection({ doc, view, update }: Pick<EditorBodyProps, "doc" | "view" | "update">) {
+  const trpc = useTRPC();
   const flows = useCursorList(
     (cursor) => trpc.flows.list.queryOptions({ include: "drafts", limit: 100, ...(cursor ? { cursor } : {}) }),
     (page) => page.flows,
   );
-  const identity = doc.identity as Doc;
-  const setIdentity = (changes: Doc) => update({ identity: { ...identity, ...changes } });
   const titles = new Map(
     (view.knowledge as { knowledgebaseId: string; title: string }[]).map((k) => [k.knowledgebaseId, k.title]),
   );
-
   return (
-    <>
-      <Section title="Identity" summary={[doc.name, identity.role].filter(Boolean).join(" · ")}>
-        <NameSlugDescription kind="agents" doc={doc} update={update} />
-        <TextField
-          label="Role"
-          value={identity.role}
-          onChange={(role) => setIdentity({ role })}
-          placeholder="e.g. Support specialist"
+    <Section
+      title="Knowledge and flows"
+      label="Attachments"
+      summary={`${doc.knowledge.length} knowledgebase${doc.knowledge.length === 1 ? "" : "s"}, ${doc.flows.length} flow${doc.flows.length === 1 ? "" : "s"}`}
+    >
+      <div className="list-editor">
+        {(doc.knowledge as { knowledgebaseId: string }[]).map((k) => (
+          <div className="row" key={k.knowledgebaseId} data-testid="attached-knowledgebase">
+            <KnowledgebaseName id={k.knowledgebaseId} fallback={titles.get(k.knowledgebaseId)} />
+            <button
+              type="button"
+              onClick={() =>
+                update({ knowledge: doc.knowledge.filter((x: Doc) => x.knowledgebaseId !== k.knowledgebaseId) })
+              }
+            >
+              Detach
+            </button>
+          </div>
+        ))}
+        <KnowledgebasePicker
+          label="Attach a knowledgebase"
+          exclude={(doc.knowledge as { knowledgebaseId: string }[]).map((k) => k.knowledgebaseId)}
+          onPick={(knowledgebaseId) => update({ knowledge: [...doc.knowledge, { knowledgebaseId }] })}
         />
-        <TextArea label="Summary" value={identity.summary} onChange={(summary) => setIdentity({ summary })} rows={2} />
-        <LinesField label="Goals" value={identity.goals} onChange={(goals) => setIdentity({ goals })} />
-        <LinesField
-          label="Out of scope"
-          value={identity.outOfScope}
-          onChange={(outOfScope) => setIdentity({ outOfScope })}
-        />
-        <LinesField
-          label="Persona traits"
-          value={identity.personaTraits}
-          onChange={(personaTraits) => setIdentity({ personaTraits })}
-        />
-        <LinesField
-          label="Guardrails"
-          value={identity.guardrails}
-          onChange={(guardrails) => setIdentity({ guardrails })}
-        />
-      </Section>
-      <Section title="Instructions and model" label="Behaviour" summary={modelSummary(doc)}>
-        <TextArea
-          label="System instruction"
-          value={doc.systemInstruction}
-          onChange={(systemInstruction) => update({ systemInstruction })}
-          rows={6}
-        />
-        <ModelField
-          value={doc.model}
-          models={models.data?.models}
-          usesTools={usesTools(doc)}
-          onChange={(model) => update({ model })}
-        />
-        <FallbackModelsField
-          value={doc.fallbackModels ?? []}
-          primary={doc.model}
-          models={models.data?.models}
-          onChange={(fallbackModels) => update({ fallbackModels })}
-        />
-        <BuiltInsField
-          value={doc.builtIns}
-          status={models.data?.builtIns}
-          onChange={(builtIns) => update({ builtIns })}
-        />
-      </Section>
-      <Section
-        title="Knowledge and flows"
-        label="Attachments"
-        summary={`${doc.knowledge.length} knowledgebase${doc.knowledge.length === 1 ? "" : "s"}, ${doc.flows.length} flow${doc.flows.length === 1 ? "" : "s"}`}
+      </div>
+      <CheckboxGroup
+        legend="Flows this agent may run"
+        legendClassName="muted"
+        lead={flows.isLoaded && flows.items.length === 0 && <p className="muted">No flows yet.</p>}
+        choices={flows.items.map((flow) => ({
+          value: flow.id,
+          label: (
+            <>
+              {flow.name} <span className="muted">{itemStateWords(flow)}</span>
+            </>
+          ),
+        }))}
+        value={doc.flows as string[]}
+        onChange={(flowIds) => update({ flows: flowIds })}
       >
-        <div className="list-editor">
-          {(doc.knowledge as { knowledgebaseId: string }[]).map((k) => (
-            <div className="row" key={k.knowledgebaseId} data-testid="attached-knowledgebase">
-              <KnowledgebaseName id={k.knowledgebaseId} fallback={titles.get(k.knowledgebaseId)} />
-              <button
-                type="button"
-                onClick={() =>
-                  update({ knowledge: doc.knowledge.filter((x: Doc) => x.knowledgebaseId !== k.knowledgebaseId) })
-                }
-              >
-                Detach
-              </button>
-            </div>
-          ))}
-          <KnowledgebasePicker
-            label="Attach a knowledgebase"
-            exclude={(doc.knowledge as { knowledgebaseId: string }[]).map((k) => k.knowledgebaseId)}
-            onPick={(knowledgebaseId) => update({ knowledge: [...doc.knowledge, { knowledgebaseId }] })}
-          />
-        </div>
-        <CheckboxGroup
-          legend="Flows this agent may run"
-          legendClassName="muted"
-          lead={flows.isLoaded && flows.items.length === 0 && <p className="muted">No flows yet.</p>}
-          choices={flows.items.map((flow) => ({
-            value: flow.id,
-            label: (
-              <>
-                {flow.name} <span className="muted">{itemStateWords(flow)}</span>
-              </>
-            ),
-          }))}
-          value={doc.flows as string[]}
-          onChange={(flowIds) => update({ flows: flowIds })}
-        >
-          <LoadMore list={flows} />
-        </CheckboxGroup>
-      </Section>
-      <IntegrationsField value={doc.integrations} onChange={(integrations) => update({ integrations })} />
-      <Section
-        title="Conversation"
-        summary={`${doc.conversationStarters.length} starter${doc.conversationStarters.length === 1 ? "" : "s"}, ${doc.questions.length} question${doc.questions.length === 1 ? "" : "s"}`}
-      >
-        <LinesField
-          label="Conversation starters"
-          value={doc.conversationStarters}
-          onChange={(conversationStarters) => update({ conversationStarters })}
-        />
-        <QuestionsField value={doc.questions} onChange={(questions) => update({ questions })} />
-      </Section>
-    </>
+        <LoadMore list={flows} />
+      </CheckboxGroup>
+    </Section>
+  );
+}
+
+/** The starters offered before the first message, and the questions asked of the user. */
+function ConversationSection({ doc, update }: SectionProps) {
+  return (
+    <Section
+      title="Conversation"
+      summary={`${doc.conversationStarters.length} starter${doc.conversationStarters.length === 1 ? "" : "s"}, ${doc.questions.length} question${doc.questions.length === 1 ? "" : "s"}`}
+    >
+      <LinesField
+        label="Conversation starters"
+        value={doc.conversationStarters}
+        onChange={(conversationStarters) => update({ conversationStarters })}
+      />
+      <QuestionsField value={doc.questions} onChange={(questions) => update({ questions })} />
+    </Section>
   );
 }

@@ -300,59 +300,27 @@ function VersionsPanel({
   onDone: () => Promise<void>;
   onCompare?: (compared: ComparedVersion | null) => void;
 }) {
-  // Newest first from the server, a page at a time, so the latest versions come before "Load more".
-  const versions = useCursorList(
-    (cursor) =>
-      procs.versions.queryOptions({
-        ...input,
-        limit: VERSIONS_PAGE,
-        order: "newest",
-        ...(cursor ? { cursor } : {}),
-      }) as {
-        queryKey: readonly unknown[];
-        queryFn?: () => Promise<{ versions: Doc[]; nextCursor?: string | null }>;
-      },
-    (page) => page.versions,
-  );
-  const deploy = useMutation(procs.deploy.mutationOptions({ onSuccess: () => onDone() })) as {
-    mutate: (input: Doc, options?: { onSuccess?: () => void }) => void;
-    isPending: boolean;
-    error: unknown;
-  };
+  const { versions, deploy } = useVersions(procs, input, onDone);
   const [open, setOpen] = useState<string | null>(null);
   // What an opened version is compared with: the draft, or another version's id.
   const [against, setAgainst] = useState<string>("draft");
   const target = versions.items.find((version) => version.id === against);
-  // The live version may be on a page not loaded yet: then it is known by id only.
-  const loadedLive = versions.items.find((version) => version.isProduction);
-  const live = loadedLive
-    ? { id: loadedLive.id as string, number: loadedLive.number as number }
-    : draft.productionVersionId
-      ? { id: draft.productionVersionId as string, number: null }
-      : null;
+  const live = liveVersion(versions.items, draft);
   return (
     <Panel title="Versions" label="Versions">
       {versions.isLoading && <p className="muted">Loading…</p>}
       <ErrorAlert error={versions.error ?? deploy.error} />
       {/* On a phone each version is a card of labelled cells, rather than columns squeezed letter by letter. */}
       {versions.isLoaded && versions.items.length > 1 && (
-        <FormField label="Compare with">
-          <Select
-            value={target ? against : "draft"}
-            onChange={(event) => {
-              setAgainst(event.target.value);
-              const opened = versions.items.find((version) => version.id === open);
-              onCompare?.(event.target.value === "draft" && opened ? compared(opened) : null);
-            }}
-            options={[
-              { value: "draft", label: "the draft" },
-              ...versions.items.map((version) => ({
-                value: version.id,
-                label: `version ${version.number}${version.isProduction ? " (live)" : ""}`,
-              })),
-            ]}
-          />
-        </FormField>
+        <CompareWith
+          versions={versions.items}
+          value={target ? against : "draft"}
+          onChange={(value) => {
+            setAgainst(value);
+            const opened = versions.items.find((version) => version.id === open);
+            onCompare?.(value === "draft" && opened ? compared(opened) : null);
+          }}
+        />
       )}
       {versions.isLoaded && (
         <DataTable
@@ -428,5 +396,65 @@ function VersionsPanel({
       )}
       <LoadMore list={versions} />
     </Panel>
+  );
+}
+
+/** The versions, newest first a page at a time (the latest come before "Load more"), and making one live. */
+function useVersions(procs: KindProcedures, input: Doc, onDone: () => Promise<void>) {
+  const versions = useCursorList(
+    (cursor) =>
+      procs.versions.queryOptions({
+        ...input,
+        limit: VERSIONS_PAGE,
+        order: "newest",
+        ...(cursor ? { cursor } : {}),
+      }) as {
+        queryKey: readonly unknown[];
+        queryFn?: () => Promise<{ versions: Doc[]; nextCursor?: string | null }>;
+      },
+    (page) => page.versions,
+  );
+  const deploy = useMutation(procs.deploy.mutationOptions({ onSuccess: () => onDone() })) as {
+    mutate: (input: Doc, options?: { onSuccess?: () => void }) => void;
+    isPending: boolean;
+    error: unknown;
+  };
+  return { versions, deploy };
+}
+
+/** The live version; one on a page not loaded yet is known by its id only. */
+function liveVersion(loaded: Doc[], draft: Doc): { id: string; number: number | null } | null {
+  const loadedLive = loaded.find((version) => version.isProduction);
+  return loadedLive
+    ? { id: loadedLive.id as string, number: loadedLive.number as number }
+    : draft.productionVersionId
+      ? { id: draft.productionVersionId as string, number: null }
+      : null;
+}
+
+/** What an opened version is compared with: the draft, or another version. */
+function CompareWith({
+  versions,
+  value,
+  onChange,
+}: {
+  versions: Doc[];
+  value: string;
+  onChange: (value: string) => void;
+}) {
+  return (
+    <FormField label="Compare with">
+      <Select
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        options={[
+          { value: "draft", label: "the draft" },
+          ...versions.map((version) => ({
+            value: version.id,
+            label: `version ${version.number}${version.isProduction ? " (live)" : ""}`,
+          })),
+        ]}
+      />
+    </FormField>
   );
 }

@@ -19,7 +19,16 @@ import {
   type NodeChange,
   type ReactFlowInstance,
 } from "@xyflow/react";
-import { useEffect, useMemo, useRef, useState, type DragEvent } from "react";
+import {
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  type Dispatch,
+  type DragEvent,
+  type RefObject,
+  type SetStateAction,
+} from "react";
 import type { FlowNode } from "@/schemas/builder/builder";
 import { flowEdges, onCycle, type Feedback } from "@/schemas/builder/flow-graph";
 import { NodeCard, type Card } from "./flow-card";
@@ -97,92 +106,65 @@ function branchHandle(node: FlowNode, branch: string | undefined): string | unde
   return at >= 0 ? `b${at}` : "else";
 }
 
-export default function FlowCanvas({
-  nodes,
-  feedback,
-  missing,
-  selected,
-  onSelect,
-  setNodes,
-  results,
-  onDropType,
-  minimap,
-  marks,
-}: FlowCanvasProps) {
-  const cards = useMemo<Card[]>(() => {
-    const places = placesOf(nodes);
-    return nodes.map((node, i) => ({
-      id: String(i),
-      type: "card",
-      position: places[i]!,
-      data: {
-        node,
-        bad: feedback.some((f) => f.nodeId === node.id),
-        needs: missing.filter((m) => m.nodeId === node.id).map((m) => m.need),
-        result: results?.get(node.id),
-        change: marks?.get(node.id),
-      },
-      selected: i === selected,
-      ariaLabel: `Node ${nodeTitle(node)} (${typeLabel(node.type)})`,
-    }));
-  }, [nodes, feedback, missing, selected, results, marks]);
-  const lines = useMemo<Edge[]>(() => {
-    const seen = new Set<string>();
-    const places = placesOf(nodes);
-    const cycle = onCycle(nodes);
-    return flowEdges(nodes).flatMap((edge) => {
-      const { from, to, inOrder, branch } = edge;
-      const id = `${from}-${to}${branch === undefined ? "" : `-${branch}`}`;
-      if (seen.has(id)) return [];
-      seen.add(id);
-      const back = places[to]!.y <= places[from]!.y;
-      const looped = cycle(edge);
-      const [source, target] = [nodeTitle(nodes[from]!), nodeTitle(nodes[to]!)];
-      return [
-        {
-          id,
-          source: String(from),
-          sourceHandle: branchHandle(nodes[from]!, branch),
-          target: String(to),
-          type: back ? "back" : undefined,
-          className:
-            [inOrder ? "in-order" : "", back ? "back" : "", looped ? "cycle" : ""].filter(Boolean).join(" ") ||
-            undefined,
-          markerEnd: { type: MarkerType.ArrowClosed, ...(looped ? { color: "var(--danger)" } : {}) },
-          label: back && looped ? `back to ${target}` : branch,
-          ariaLabel: back
-            ? `From ${source} back to ${target}${looped ? ", a cycle" : ""}`
-            : `From ${source} to ${target}${looped ? ", part of a cycle" : ""}`,
-        },
-      ];
-    });
-  }, [nodes]);
+export default function FlowCanvas(props: FlowCanvasProps) {
+  const { nodes, feedback, missing, selected, setNodes, results, onDropType, minimap, marks } = props;
+  const cards = useMemo(
+    () => flowCards(nodes, { feedback, missing, selected, results, marks }),
+    [nodes, feedback, missing, selected, results, marks],
+  );
+  const lines = useMemo(() => flowLines(nodes), [nodes]);
+  const { shown, setShown, shownLines, setShownLines } = useShownGraph(cards, lines);
+  const instanceRef = useFitOnAdd(nodes.length);
 
-  // The canvas holds what it measures and what is being dragged; the draft holds the rest.
-  // When the draft changes, the cards and lines are drawn anew, keeping each card's measured size
-  // and each line's selection (adjusted while rendering, not in an effect).
-  const [shown, setShown] = useState<Card[]>(cards);
-  const [shownLines, setShownLines] = useState<Edge[]>(lines);
-  const [drawn, setDrawn] = useState({ cards, lines });
-  if (drawn.cards !== cards || drawn.lines !== lines) {
-    setDrawn({ cards, lines });
-    if (drawn.cards !== cards)
-      setShown(cards.map((card) => ({ ...card, measured: shown.find((old) => old.id === card.id)?.measured })));
-    if (drawn.lines !== lines)
-      setShownLines(
-        lines.map((line) => ({ ...line, selected: shownLines.find((old) => old.id === line.id)?.selected })),
-      );
-  }
+  const { edit, onNodesChange, onDelete, drop } = useCanvasEdits(props, setShown, instanceRef);
 
-  const instance = useRef<ReactFlowInstance<Card, Edge> | null>(null);
-  const count = useRef(nodes.length);
-  useEffect(() => {
-    // A node added (by the buttons above) may be outside the view: bring every node into it.
-    if (nodes.length > count.current)
-      setTimeout(() => void instance.current?.fitView({ padding: 0.2, maxZoom: 1, duration: 200 }), 50);
-    count.current = nodes.length;
-  }, [nodes.length]);
+  return (
+    <div
+      className="flow-canvas"
+      data-testid="flow-canvas"
+      onDragOver={onDropType ? allowDrop : undefined}
+      onDrop={drop}
+    >
+      {nodes.length === 0 && !onDropType && (
+        <p className="flow-canvas-empty">No nodes yet: start with “Add start” above, then the steps it runs.</p>
+      )}
+      <ReactFlow<Card, Edge>
+        nodes={shown}
+        edges={shownLines}
+        nodeTypes={NODE_TYPES}
+        edgeTypes={EDGE_TYPES}
+        onNodesChange={onNodesChange}
+        onEdgesChange={(changes: EdgeChange[]) => setShownLines((current) => applyEdgeChanges(changes, current))}
+        onDelete={onDelete}
+        onConnect={({ source, target, sourceHandle }) =>
+          edit((placed) => connect(placed, Number(source), Number(target), wayOf(sourceHandle)))
+        }
+        onNodeDragStop={(_event, _node, dragged) =>
+          setNodes(placeNodes(nodes, new Map<number, Place>(dragged.map((card) => [Number(card.id), card.position]))))
+        }
+        onInit={(flow) => {
+          instanceRef.current = flow;
+        }}
+        fitView
+        fitViewOptions={{ padding: 0.2, maxZoom: 1 }}
+        deleteKeyCode={["Backspace", "Delete"]}
+        minZoom={0.2}
+        colorMode="system"
+      >
+        <Background gap={16} />
+        <Controls showInteractive={false} fitViewOptions={{ padding: 0.2, maxZoom: 1 }} />
+        {minimap && <MiniMap pannable zoomable ariaLabel="Overview of the flow" />}
+      </ReactFlow>
+    </div>
+  );
+}
 
+/** What the canvas does to the draft: select, delete, connect (by `edit`) and drop a library entry. */
+function useCanvasEdits(
+  { nodes, setNodes, selected, onSelect, onDropType }: FlowCanvasProps,
+  setShown: Dispatch<SetStateAction<Card[]>>,
+  instanceRef: RefObject<ReactFlowInstance<Card, Edge> | null>,
+) {
   /** Every canvas edit keeps the places the nodes are drawn at. */
   const edit = (change: (placed: FlowNode[]) => FlowNode[]) => setNodes(change(placeNodes(nodes)));
 
@@ -210,50 +192,99 @@ export default function FlowCanvas({
   /** A library entry dropped on the canvas: a node of its type where it was let go. */
   function drop(event: DragEvent) {
     const type = event.dataTransfer.getData(NODE_DRAG_TYPE);
-    if (!type || !onDropType || !instance.current) return;
+    if (!type || !onDropType || !instanceRef.current) return;
     event.preventDefault();
-    onDropType(type, instance.current.screenToFlowPosition({ x: event.clientX, y: event.clientY }));
+    onDropType(type, instanceRef.current.screenToFlowPosition({ x: event.clientX, y: event.clientY }));
   }
+  return { edit, onNodesChange, onDelete, drop };
+}
 
-  return (
-    <div
-      className="flow-canvas"
-      data-testid="flow-canvas"
-      onDragOver={onDropType ? allowDrop : undefined}
-      onDrop={drop}
-    >
-      {nodes.length === 0 && !onDropType && (
-        <p className="flow-canvas-empty">No nodes yet: start with “Add start” above, then the steps it runs.</p>
-      )}
-      <ReactFlow<Card, Edge>
-        nodes={shown}
-        edges={shownLines}
-        nodeTypes={NODE_TYPES}
-        edgeTypes={EDGE_TYPES}
-        onNodesChange={onNodesChange}
-        onEdgesChange={(changes: EdgeChange[]) => setShownLines((current) => applyEdgeChanges(changes, current))}
-        onDelete={onDelete}
-        onConnect={({ source, target, sourceHandle }) =>
-          edit((placed) => connect(placed, Number(source), Number(target), wayOf(sourceHandle)))
-        }
-        onNodeDragStop={(_event, _node, dragged) =>
-          setNodes(placeNodes(nodes, new Map<number, Place>(dragged.map((card) => [Number(card.id), card.position]))))
-        }
-        onInit={(flow) => {
-          instance.current = flow;
-        }}
-        fitView
-        fitViewOptions={{ padding: 0.2, maxZoom: 1 }}
-        deleteKeyCode={["Backspace", "Delete"]}
-        minZoom={0.2}
-        colorMode="system"
-      >
-        <Background gap={16} />
-        <Controls showInteractive={false} fitViewOptions={{ padding: 0.2, maxZoom: 1 }} />
-        {minimap && <MiniMap pannable zoomable ariaLabel="Overview of the flow" />}
-      </ReactFlow>
-    </div>
-  );
+/** A card per node, at its place, marked bad, incomplete, run or changed. */
+function flowCards(
+  nodes: FlowNode[],
+  marking: Pick<FlowCanvasProps, "feedback" | "missing" | "selected" | "results" | "marks">,
+): Card[] {
+  const { feedback, missing, selected, results, marks } = marking;
+  const places = placesOf(nodes);
+  return nodes.map((node, i) => ({
+    id: String(i),
+    type: "card",
+    position: places[i]!,
+    data: {
+      node,
+      bad: feedback.some((f) => f.nodeId === node.id),
+      needs: missing.filter((m) => m.nodeId === node.id).map((m) => m.need),
+      result: results?.get(node.id),
+      change: marks?.get(node.id),
+    },
+    selected: i === selected,
+    ariaLabel: `Node ${nodeTitle(node)} (${typeLabel(node.type)})`,
+  }));
+}
+
+/** A line per connection, once each; one going back up is drawn around the side, one in a cycle in red. */
+function flowLines(nodes: FlowNode[]): Edge[] {
+  const seen = new Set<string>();
+  const places = placesOf(nodes);
+  const cycle = onCycle(nodes);
+  return flowEdges(nodes).flatMap((edge) => {
+    const { from, to, inOrder, branch } = edge;
+    const id = `${from}-${to}${branch === undefined ? "" : `-${branch}`}`;
+    if (seen.has(id)) return [];
+    seen.add(id);
+    const back = places[to]!.y <= places[from]!.y;
+    const looped = cycle(edge);
+    const [source, target] = [nodeTitle(nodes[from]!), nodeTitle(nodes[to]!)];
+    return [
+      {
+        id,
+        source: String(from),
+        sourceHandle: branchHandle(nodes[from]!, branch),
+        target: String(to),
+        type: back ? "back" : undefined,
+        className:
+          [inOrder ? "in-order" : "", back ? "back" : "", looped ? "cycle" : ""].filter(Boolean).join(" ") || undefined,
+        markerEnd: { type: MarkerType.ArrowClosed, ...(looped ? { color: "var(--danger)" } : {}) },
+        label: back && looped ? `back to ${target}` : branch,
+        ariaLabel: back
+          ? `From ${source} back to ${target}${looped ? ", a cycle" : ""}`
+          : `From ${source} to ${target}${looped ? ", part of a cycle" : ""}`,
+      },
+    ];
+  });
+}
+
+/**
+ * What the canvas draws: it holds what it measures and what is being dragged; the draft holds the rest.
+ * When the draft changes, the cards and lines are drawn anew, keeping each card's measured size
+ * and each line's selection (adjusted while rendering, not in an effect).
+ */
+function useShownGraph(cards: Card[], lines: Edge[]) {
+  const [shown, setShown] = useState<Card[]>(cards);
+  const [shownLines, setShownLines] = useState<Edge[]>(lines);
+  const [drawn, setDrawn] = useState({ cards, lines });
+  if (drawn.cards !== cards || drawn.lines !== lines) {
+    setDrawn({ cards, lines });
+    if (drawn.cards !== cards)
+      setShown(cards.map((card) => ({ ...card, measured: shown.find((old) => old.id === card.id)?.measured })));
+    if (drawn.lines !== lines)
+      setShownLines(
+        lines.map((line) => ({ ...line, selected: shownLines.find((old) => old.id === line.id)?.selected })),
+      );
+  }
+  return { shown, setShown, shownLines, setShownLines };
+}
+
+/** The canvas instance; a node added (by the buttons above) may be outside the view, so every node is brought into it. */
+function useFitOnAdd(count: number) {
+  const instanceRef = useRef<ReactFlowInstance<Card, Edge> | null>(null);
+  const before = useRef(count);
+  useEffect(() => {
+    if (count > before.current)
+      setTimeout(() => void instanceRef.current?.fitView({ padding: 0.2, maxZoom: 1, duration: 200 }), 50);
+    before.current = count;
+  }, [count]);
+  return instanceRef;
 }
 
 function allowDrop(event: DragEvent) {

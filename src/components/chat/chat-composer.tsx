@@ -56,37 +56,7 @@ export function ChatComposer({
 }) {
   const t = useChatText();
   const fileSize = useChatFileSize();
-  const box = useRef<HTMLTextAreaElement>(null);
-  const picker = useRef<HTMLInputElement>(null);
-  const [refusedFile, setRefusedFile] = useState(false);
-  const [dragging, setDragging] = useState(false);
-  // Text typed while the page was still loading is in the box but not in `draft`; adopt it
-  // before the next render would overwrite it. `onDraft` is a state setter, so this runs once.
-  useEffect(() => {
-    const typed = box.current?.value ?? "";
-    if (typed !== "") onDraft(typed);
-  }, [onDraft]);
-
-  // Without this the browser would open a file dropped here in place of the chat.
-  function onDragOver(event: DragEvent) {
-    if (!carriesFiles(event.dataTransfer)) return;
-    event.preventDefault();
-    if (attachments) setDragging(true);
-  }
-  function onDrop(event: DragEvent) {
-    setDragging(false);
-    if (!carriesFiles(event.dataTransfer)) return;
-    event.preventDefault();
-    if (attachments) attachments.add(Array.from(event.dataTransfer.files));
-    else setRefusedFile(true);
-  }
-  // A copied file pastes as a file only; text copied with a picture (a spreadsheet's cells) still pastes as text.
-  function onPaste(event: ClipboardEvent) {
-    if (!carriesFiles(event.clipboardData) || event.clipboardData.getData("text/plain") !== "") return;
-    event.preventDefault();
-    if (attachments) attachments.add(Array.from(event.clipboardData.files));
-    else setRefusedFile(true);
-  }
+  const { refusedFile, setRefusedFile, dragging, setDragging, onDragOver, onDrop, onPaste } = useFileDrop(attachments);
   const waitingForFiles = !!attachments?.uploading;
 
   return (
@@ -113,98 +83,17 @@ export function ChatComposer({
         </div>
       )}
       {dragging && <div className="chat-drop-hint muted">{t("composer.dropHere")}</div>}
-      {attachments && attachments.items.length > 0 && (
-        <ul className="chat-attachments" aria-label={t("composer.attachments")} data-testid="composer-attachments">
-          {attachments.items.map((item) => (
-            <li
-              key={item.key}
-              className={`chat-attachment chat-attachment-${item.status}`}
-              data-testid="attachment-chip"
-            >
-              <span className="chat-attachment-name" title={item.name}>
-                {item.name}
-              </span>
-              <span className="muted chat-attachment-size">{fileSize(item.size)}</span>
-              {item.status === "uploading" && (
-                <progress
-                  max={1}
-                  value={item.progress}
-                  aria-label={t("composer.uploading", { percent: Math.round(item.progress * 100) })}
-                />
-              )}
-              {item.status === "failed" && (
-                <span className="error chat-attachment-error" role="alert">
-                  {uploadFailureText(t, fileSize, item)}
-                </span>
-              )}
-              <button
-                type="button"
-                className="link chat-attachment-remove"
-                onClick={() => attachments.remove(item.key)}
-                aria-label={t("composer.remove", { name: item.name })}
-              >
-                ×
-              </button>
-            </li>
-          ))}
-        </ul>
-      )}
+      {attachments && attachments.items.length > 0 && <AttachmentChips attachments={attachments} />}
       <form className="chat-input-row" onSubmit={onSend} aria-label={t("composer.form")}>
-        {attachments && (
-          <>
-            <input
-              ref={picker}
-              type="file"
-              multiple
-              hidden
-              accept={ATTACHMENT_ACCEPT}
-              data-testid="attachment-picker"
-              onChange={(event) => {
-                attachments.add(Array.from(event.target.files ?? []));
-                event.target.value = "";
-              }}
-            />
-            <button
-              type="button"
-              className="chat-attach"
-              onClick={() => picker.current?.click()}
-              aria-label={t("composer.attach")}
-              title={t("composer.attach")}
-            >
-              <svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true" focusable="false">
-                <path
-                  d="M21.4 11.1l-9.2 9.2a6 6 0 01-8.5-8.5l9.2-9.2a4 4 0 015.7 5.7l-9.2 9.2a2 2 0 01-2.8-2.8l8.5-8.5"
-                  fill="none"
-                  stroke="currentColor"
-                  strokeWidth="2"
-                  strokeLinecap="round"
-                  strokeLinejoin="round"
-                />
-              </svg>
-            </button>
-          </>
-        )}
-        <textarea
-          ref={box}
-          rows={1}
-          aria-label={t("composer.message")}
-          value={draft}
-          maxLength={MESSAGE_MAX}
-          placeholder={placeholder ?? t("composer.placeholder")}
-          onChange={(e) => {
-            setRefusedFile(false);
-            onDraft(e.target.value);
-          }}
+        {attachments && <AttachButton attachments={attachments} />}
+        <MessageBox
+          draft={draft}
+          onDraft={onDraft}
+          onEdit={() => setRefusedFile(false)}
           onPaste={onPaste}
-          onKeyDown={(e) => {
-            if (e.key === "Escape" && streaming && onStop) {
-              e.preventDefault();
-              onStop();
-            } else if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
-              e.preventDefault();
-              if (!streaming) e.currentTarget.form?.requestSubmit();
-            }
-          }}
+          streaming={streaming}
+          onStop={onStop}
+          placeholder={placeholder}
         />
         {streaming && onStop ? (
           <button type="button" className="chat-stop" onClick={onStop} disabled={stopping} aria-keyshortcuts="Escape">
@@ -222,6 +111,164 @@ export function ChatComposer({
       </form>
       {aside && <div className="chat-input-aside muted">{aside}</div>}
     </div>
+  );
+}
+
+/** The message itself: Enter sends, Shift+Enter makes a new line, Esc stops the reply being written. */
+function MessageBox({
+  draft,
+  onDraft,
+  onEdit,
+  onPaste,
+  streaming,
+  onStop,
+  placeholder,
+}: {
+  draft: string;
+  onDraft: (text: string) => void;
+  /** The box was typed in. */
+  onEdit: () => void;
+  onPaste: (event: ClipboardEvent) => void;
+  streaming: boolean;
+  onStop?: () => void;
+  placeholder?: string;
+}) {
+  const t = useChatText();
+  const box = useRef<HTMLTextAreaElement>(null);
+  // Text typed while the page was still loading is in the box but not in `draft`; adopt it
+  // before the next render would overwrite it. `onDraft` is a state setter, so this runs once.
+  useEffect(() => {
+    const typed = box.current?.value ?? "";
+    if (typed !== "") onDraft(typed);
+  }, [onDraft]);
+  return (
+    <textarea
+      ref={box}
+      rows={1}
+      aria-label={t("composer.message")}
+      value={draft}
+      maxLength={MESSAGE_MAX}
+      placeholder={placeholder ?? t("composer.placeholder")}
+      onChange={(e) => {
+        onEdit();
+        onDraft(e.target.value);
+      }}
+      onPaste={onPaste}
+      onKeyDown={(e) => {
+        if (e.key === "Escape" && streaming && onStop) {
+          e.preventDefault();
+          onStop();
+        } else if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
+          e.preventDefault();
+          if (!streaming) e.currentTarget.form?.requestSubmit();
+        }
+      }}
+    />
+  );
+}
+
+/** Files dragged, dropped or pasted onto the composer: added to `attachments`, or refused in words. */
+function useFileDrop(attachments: ChatAttachments | undefined) {
+  const [refusedFile, setRefusedFile] = useState(false);
+  const [dragging, setDragging] = useState(false);
+  // Without this the browser would open a file dropped here in place of the chat.
+  function onDragOver(event: DragEvent) {
+    if (!carriesFiles(event.dataTransfer)) return;
+    event.preventDefault();
+    if (attachments) setDragging(true);
+  }
+  function onDrop(event: DragEvent) {
+    setDragging(false);
+    if (!carriesFiles(event.dataTransfer)) return;
+    event.preventDefault();
+    if (attachments) attachments.add(Array.from(event.dataTransfer.files));
+    else setRefusedFile(true);
+  }
+  // A copied file pastes as a file only; text copied with a picture (a spreadsheet's cells) still pastes as text.
+  function onPaste(event: ClipboardEvent) {
+    if (!carriesFiles(event.clipboardData) || event.clipboardData.getData("text/plain") !== "") return;
+    event.preventDefault();
+    if (attachments) attachments.add(Array.from(event.clipboardData.files));
+    else setRefusedFile(true);
+  }
+  return { refusedFile, setRefusedFile, dragging, setDragging, onDragOver, onDrop, onPaste };
+}
+
+/** The files picked for the next turn, each a chip with its name, size, progress and a remove button. */
+function AttachmentChips({ attachments }: { attachments: ChatAttachments }) {
+  const t = useChatText();
+  const fileSize = useChatFileSize();
+  return (
+    <ul className="chat-attachments" aria-label={t("composer.attachments")} data-testid="composer-attachments">
+      {attachments.items.map((item) => (
+        <li key={item.key} className={`chat-attachment chat-attachment-${item.status}`} data-testid="attachment-chip">
+          <span className="chat-attachment-name" title={item.name}>
+            {item.name}
+          </span>
+          <span className="muted chat-attachment-size">{fileSize(item.size)}</span>
+          {item.status === "uploading" && (
+            <progress
+              max={1}
+              value={item.progress}
+              aria-label={t("composer.uploading", { percent: Math.round(item.progress * 100) })}
+            />
+          )}
+          {item.status === "failed" && (
+            <span className="error chat-attachment-error" role="alert">
+              {uploadFailureText(t, fileSize, item)}
+            </span>
+          )}
+          <button
+            type="button"
+            className="link chat-attachment-remove"
+            onClick={() => attachments.remove(item.key)}
+            aria-label={t("composer.remove", { name: item.name })}
+          >
+            ×
+          </button>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The paperclip: a hidden file input and the button that opens it. */
+function AttachButton({ attachments }: { attachments: ChatAttachments }) {
+  const t = useChatText();
+  const picker = useRef<HTMLInputElement>(null);
+  return (
+    <>
+      <input
+        ref={picker}
+        type="file"
+        multiple
+        hidden
+        accept={ATTACHMENT_ACCEPT}
+        data-testid="attachment-picker"
+        onChange={(event) => {
+          attachments.add(Array.from(event.target.files ?? []));
+          event.target.value = "";
+        }}
+      />
+      <button
+        type="button"
+        className="chat-attach"
+        onClick={() => picker.current?.click()}
+        aria-label={t("composer.attach")}
+        title={t("composer.attach")}
+      >
+        <svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true" focusable="false">
+          <path
+            d="M21.4 11.1l-9.2 9.2a6 6 0 01-8.5-8.5l9.2-9.2a4 4 0 015.7 5.7l-9.2 9.2a2 2 0 01-2.8-2.8l8.5-8.5"
+            fill="none"
+            stroke="currentColor"
+            strokeWidth="2"
+            strokeLinecap="round"
+            strokeLinejoin="round"
+          />
+        </svg>
+      </button>
+    </>
   );
 }
 

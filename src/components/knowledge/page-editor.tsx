@@ -74,6 +74,70 @@ function PageForm({
 }) {
   const trpc = useTRPC();
   const refresh = useRefreshKnowledgebase();
+  const { form, title, setTitle, markdown, setMarkdown, restored, setRestored, dirty } = usePageDraft(
+    knowledgebaseId,
+    pageId,
+    page,
+  );
+  const [preview, setPreview] = useState(false);
+  const save = useMutation(trpc.knowledge.savePage.mutationOptions({ onSuccess: () => void refresh() }));
+
+  return (
+    <Panel label="Page editor">
+      <form onSubmit={form.handleSubmit((input) => save.mutate(input))}>
+        <div className="row">
+          <input
+            aria-label="Title"
+            className="page-title-input"
+            maxLength={MAX_TITLE_CHARS}
+            value={title}
+            onChange={(e) => setTitle(e.target.value)}
+          />
+          <button type="button" onClick={() => setPreview(!preview)}>
+            {preview ? "Edit" : "Preview"}
+          </button>
+          <Button variant="primary" type="submit" disabled={!dirty || save.isPending}>
+            Save
+          </Button>
+        </div>
+        <p className="muted" data-testid="page-save-state" aria-live="polite">
+          {dirty ? "Not saved yet: kept in this browser until you save" : "Saved"}
+        </p>
+        {restored && dirty && (
+          <RestoredNotice
+            onDiscard={() => {
+              setTitle(page.title);
+              setMarkdown(page.markdown);
+              setRestored(false);
+            }}
+          />
+        )}
+        <ErrorAlert error={fieldProblem(form, "title") ?? fieldProblem(form, "markdown") ?? save.error} />
+        {save.data && !dirty && save.data.links.unresolved.length > 0 && (
+          <p className="muted">
+            Unresolved links: {save.data.links.unresolved.map((l) => `${l.kind}:${l.id}`).join(", ")}
+          </p>
+        )}
+        {preview ? (
+          <div className="markdown" data-testid="preview">
+            <MarkdownPreview markdown={markdown} />
+          </div>
+        ) : (
+          <MarkdownBox pages={pages.filter((p) => p.id !== pageId)} markdown={markdown} onChange={setMarkdown} />
+        )}
+      </form>
+      <PageActions knowledgebaseId={knowledgebaseId} pageId={pageId} pages={pages} page={page} onSelect={onSelect} />
+      <Backlinks page={page} onSelect={onSelect} />
+      <PageHistory knowledgebaseId={knowledgebaseId} pageId={pageId} />
+    </Panel>
+  );
+}
+
+/**
+ * The title and text being edited: from the page as first loaded, or the unsaved text kept in
+ * this browser, which stays there (per page) until it is saved or discarded.
+ */
+function usePageDraft(knowledgebaseId: string, pageId: string, page: { title: string; markdown: string }) {
   const keptKey = `atrium.unsaved.page.${pageId}`;
   const [start] = useState(() => {
     const kept = readKeptPage(keptKey);
@@ -87,8 +151,6 @@ function PageForm({
   const [title = "", setTitle] = useFieldValue(form, "title");
   const [markdown, setMarkdown] = useFieldValue(form, "markdown");
   const [restored, setRestored] = useState(start.restored);
-  const markdownBox = useRef<HTMLTextAreaElement>(null);
-  const [preview, setPreview] = useState(false);
   const dirty = title !== page.title || markdown !== page.markdown;
   // Text not saved yet stays in this browser (per page) until it is saved or discarded, and
   // leaving the tab asks first: moving to another page and back, or a reload, loses nothing.
@@ -101,7 +163,64 @@ function PageForm({
     }
   }, [dirty, title, markdown, keptKey]);
   useUnsavedChanges(dirty, { keptInBrowser: true });
-  const save = useMutation(trpc.knowledge.savePage.mutationOptions({ onSuccess: () => void refresh() }));
+  return { form, title, setTitle, markdown, setMarkdown, restored, setRestored, dirty };
+}
+
+/** Unsaved text came back from this browser: say so, and offer the saved page instead. */
+function RestoredNotice({ onDiscard }: { onDiscard: () => void }) {
+  return (
+    <div className="notice" role="status" data-testid="restored-page">
+      Your unsaved text for this page was brought back from this browser.{" "}
+      <button type="button" onClick={onDiscard}>
+        Discard it and show the saved page
+      </button>
+    </div>
+  );
+}
+
+/** The Markdown being written, with the picker that inserts a link to another page. */
+function MarkdownBox({
+  pages,
+  markdown,
+  onChange,
+}: {
+  pages: PageIndexEntry[];
+  markdown: string;
+  onChange: (markdown: string) => void;
+}) {
+  const markdownBox = useRef<HTMLTextAreaElement>(null);
+  return (
+    <>
+      <PageLinkPicker pages={pages} textarea={markdownBox} onChange={onChange} />
+      <textarea
+        ref={markdownBox}
+        aria-label="Markdown"
+        className="markdown-input"
+        maxLength={MAX_PAGE_MARKDOWN_CHARS}
+        value={markdown}
+        onChange={(e) => onChange(e.target.value)}
+        rows={16}
+      />
+    </>
+  );
+}
+
+/** Move the page under another (never under itself or its own sub-pages), or delete it. */
+function PageActions({
+  knowledgebaseId,
+  pageId,
+  pages,
+  page,
+  onSelect,
+}: {
+  knowledgebaseId: string;
+  pageId: string;
+  pages: PageIndexEntry[];
+  page: { title: string; parentPageId: string | null };
+  onSelect: (id: string | null) => void;
+}) {
+  const trpc = useTRPC();
+  const refresh = useRefreshKnowledgebase();
   const move = useMutation(trpc.knowledge.movePage.mutationOptions({ onSuccess: () => void refresh() }));
   const remove = useMutation(
     trpc.knowledge.deletePage.mutationOptions({
@@ -126,72 +245,8 @@ function PageForm({
     }
     return out;
   }, [pages, pageId]);
-
   return (
-    <Panel label="Page editor">
-      <form onSubmit={form.handleSubmit((input) => save.mutate(input))}>
-        <div className="row">
-          <input
-            aria-label="Title"
-            className="page-title-input"
-            maxLength={MAX_TITLE_CHARS}
-            value={title}
-            onChange={(e) => setTitle(e.target.value)}
-          />
-          <button type="button" onClick={() => setPreview(!preview)}>
-            {preview ? "Edit" : "Preview"}
-          </button>
-          <Button variant="primary" type="submit" disabled={!dirty || save.isPending}>
-            Save
-          </Button>
-        </div>
-        <p className="muted" data-testid="page-save-state" aria-live="polite">
-          {dirty ? "Not saved yet: kept in this browser until you save" : "Saved"}
-        </p>
-        {restored && dirty && (
-          <div className="notice" role="status" data-testid="restored-page">
-            Your unsaved text for this page was brought back from this browser.{" "}
-            <button
-              type="button"
-              onClick={() => {
-                setTitle(page.title);
-                setMarkdown(page.markdown);
-                setRestored(false);
-              }}
-            >
-              Discard it and show the saved page
-            </button>
-          </div>
-        )}
-        <ErrorAlert error={fieldProblem(form, "title") ?? fieldProblem(form, "markdown") ?? save.error} />
-        {save.data && !dirty && save.data.links.unresolved.length > 0 && (
-          <p className="muted">
-            Unresolved links: {save.data.links.unresolved.map((l) => `${l.kind}:${l.id}`).join(", ")}
-          </p>
-        )}
-        {preview ? (
-          <div className="markdown" data-testid="preview">
-            <MarkdownPreview markdown={markdown} />
-          </div>
-        ) : (
-          <>
-            <PageLinkPicker
-              pages={pages.filter((p) => p.id !== pageId)}
-              textarea={markdownBox}
-              onChange={setMarkdown}
-            />
-            <textarea
-              ref={markdownBox}
-              aria-label="Markdown"
-              className="markdown-input"
-              maxLength={MAX_PAGE_MARKDOWN_CHARS}
-              value={markdown}
-              onChange={(e) => setMarkdown(e.target.value)}
-              rows={16}
-            />
-          </>
-        )}
-      </form>
+    <>
       <div className="row page-editor-actions">
         <label className="inline">
           Move to{" "}
@@ -216,10 +271,7 @@ function PageForm({
         />
       </div>
       <ErrorAlert error={move.error ?? remove.error} />
-
-      <Backlinks page={page} onSelect={onSelect} />
-      <PageHistory knowledgebaseId={knowledgebaseId} pageId={pageId} />
-    </Panel>
+    </>
   );
 }
 

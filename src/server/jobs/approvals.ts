@@ -13,7 +13,12 @@ import { isApprovalPause, newRunContext } from "@/server/runtime/run-context";
 import type { LeasedExecution } from "@/server/runtime/run-leases";
 import { wakeRun } from "@/server/runtime/run-hub";
 import { schemaProblems } from "@/server/runtime/json-schema";
-import { pauseForApproval, pricingOf, type ApprovalState } from "@/server/services/runs/approval-pause";
+import {
+  pausedExecution,
+  pauseForApproval,
+  pricingOf,
+  type ApprovalState,
+} from "@/server/services/runs/approval-pause";
 import { timeOutApprovals } from "@/server/services/runs/approvals";
 import { attachmentImages, attachmentPassages, pausedTurnFiles } from "@/server/services/runs/turn-files";
 import { RunRecorder } from "@/server/services/runs/run-events";
@@ -45,18 +50,7 @@ export async function claimApproved(db: Db): Promise<Claimed | null> {
     const claimed = rows[0];
     if (!claimed) return null;
     const { state } = claimed;
-    const execution: LeasedExecution = {
-      id: claimed.id,
-      kind: state.kind,
-      itemId: state.appId,
-      itemKind: "app",
-      versionId: state.versionId,
-      conversationId: state.conversationId,
-      input: state.input,
-      endUserId: state.endUserId,
-      portalId: state.portalId,
-      actor: state.actor,
-    };
+    const execution: LeasedExecution = { id: claimed.id, ...pausedExecution(state) };
     await tx.$executeRaw`insert into run_leases (id, organization_id, charge, execution, heartbeat_at, created_at)
       values (${claimed.id}::uuid, ${claimed.organizationId}::uuid, ${JSON.stringify(state.charge)}::jsonb,
         ${JSON.stringify(execution)}::jsonb, now(), now())`;

@@ -1,7 +1,7 @@
 // Running an agent: its knowledge, its tools (flows, knowledge, built-ins, integrations) and its answer.
 import { type AgentDocument, type FlowDocument } from "@/schemas/builder/builder";
 import { forTrace, RUN_LIMITS, type RunBound } from "./limits";
-import { modelFor, type Passage, type Turn } from "./models";
+import { modelFor, type ChatModel, type Passage, type Turn } from "./models";
 import { boundedTool, flowTool, knowledgeTools, type AgentTool } from "./agent-tools";
 import { builtInTools } from "./built-ins";
 import { integrationTools } from "./mcp-tools";
@@ -27,6 +27,40 @@ function systemPrompt(agent: AgentDocument, extra = ""): string {
     extra,
   ];
   return lines.filter(Boolean).join("\n\n");
+}
+
+/**
+ * The tools a provider model may call (attached flows, knowledge, built-ins, integrations and
+ * `options.tools`); on the offline model none, and a flow matching the message runs now, its
+ * output put first in `knowledge`.
+ */
+async function agentTools(
+  ctx: RunContext,
+  agent: Runnable<AgentDocument>,
+  model: ChatModel,
+  message: string,
+  knowledge: Passage[],
+  options: { flows?: Runnable<FlowDocument>[]; tools?: AgentTool[] },
+): Promise<AgentTool[]> {
+  const doc = agent.document;
+  const knowledgebaseIds = doc.knowledge.map((k) => k.knowledgebaseId);
+  const tools: AgentTool[] = [];
+  if (model.callsTools) {
+    // A provider model decides which tools to call, and with which arguments.
+    const taken = new Set((options.tools ?? []).map((tool) => tool.name));
+    for (const flow of options.flows ?? []) tools.push(flowTool(flow, taken, (inputs) => runFlow(ctx, flow, inputs)));
+    tools.push(...knowledgeTools(ctx, knowledgebaseIds, taken), ...builtInTools(doc.builtIns, taken));
+    tools.push(...(await integrationTools(ctx, ctx.signal, doc.integrations, taken)), ...(options.tools ?? []));
+  } else {
+    // The offline model calls a flow whose description matches the message's words.
+    for (const flow of options.flows ?? []) {
+      if (overlap(message, `${flow.document.name} ${flow.document.description}`) >= FLOW_TOOL_MATCH) {
+        const output = await runFlow(ctx, flow, inputsFromMessage(flow.document, message));
+        knowledge.unshift({ title: `Flow ${flow.document.name}`, text: output });
+      }
+    }
+  }
+  return tools;
 }
 
 /**
@@ -59,22 +93,7 @@ export async function runAgent(
   const knowledge = [...(ctx.attachments ?? []), ...(options.extraKnowledge ?? []), ...retrieved.passages];
   const model = await modelFor(ctx.db, ctx.organizationId, doc.model);
   const fallbacks = await Promise.all((doc.fallbackModels ?? []).map((id) => modelFor(ctx.db, ctx.organizationId, id)));
-  const tools: AgentTool[] = [];
-  if (model.callsTools) {
-    // A provider model decides which tools to call, and with which arguments.
-    const taken = new Set((options.tools ?? []).map((tool) => tool.name));
-    for (const flow of options.flows ?? []) tools.push(flowTool(flow, taken, (inputs) => runFlow(ctx, flow, inputs)));
-    tools.push(...knowledgeTools(ctx, knowledgebaseIds, taken), ...builtInTools(doc.builtIns, taken));
-    tools.push(...(await integrationTools(ctx, ctx.signal, doc.integrations, taken)), ...(options.tools ?? []));
-  } else {
-    // The offline model calls a flow whose description matches the message's words.
-    for (const flow of options.flows ?? []) {
-      if (overlap(message, `${flow.document.name} ${flow.document.description}`) >= FLOW_TOOL_MATCH) {
-        const output = await runFlow(ctx, flow, inputsFromMessage(flow.document, message));
-        knowledge.unshift({ title: `Flow ${flow.document.name}`, text: output });
-      }
-    }
-  }
+  const tools = await agentTools(ctx, agent, model, message, knowledge, options);
   checkpoint(ctx);
   const limit = {
     ...(options.limit ?? { max: RUN_LIMITS.replyChars, bound: "reply" as const }),

@@ -3,7 +3,7 @@
 // has the adviser (or the built-in supervisor) synthesize one reply.
 import { type AgentDocument, type AppDocument, type FlowDocument } from "@/schemas/builder/builder";
 import { forStep, forTrace, RUN_LIMITS, runLimitExceeded } from "./limits";
-import { BUILTIN_MODEL_ID, modelFor, type Passage, type ProviderRow, type Turn } from "./models";
+import { BUILTIN_MODEL_ID, modelFor, type ChatModel, type Passage, type ProviderRow, type Turn } from "./models";
 import type { RouteCandidate } from "./model-types";
 import { flowTool, toolName, type AgentTool } from "./agent-tools";
 import { boundedReply, checkpoint, isApprovalPause, step, type RunContext, type Runnable } from "./run-context";
@@ -157,6 +157,56 @@ async function routeCandidates(
 }
 
 /**
+ * The members' replies to the message, by the app's orchestration mode: those the adviser routes
+ * to (`supervisor`), each in order seeing the replies before it (`sequential`), or all at once.
+ */
+async function memberReplies(
+  ctx: RunContext,
+  run: AppRun,
+  adviserModel: ChatModel,
+  message: string,
+  history: Turn[],
+  { onDelta, flowInputs }: { onDelta?: (text: string) => void; flowInputs?: Record<string, unknown> },
+): Promise<Passage[]> {
+  const doc = run.app.document;
+  let replies: Passage[] = [];
+  if (run.members.length === 0) return replies;
+  // With no adviser, a lone member's reply is the answer: it streams straight to the client.
+  const direct = (count: number) => ({ flowInputs, onDelta: !run.adviser && count === 1 ? onDelta : undefined });
+  if (doc.orchestrationMode === "supervisor") {
+    const started = performance.now();
+    step(ctx, "routing");
+    const candidates = await routeCandidates(ctx, run.members, message, adviserModel.callsTools);
+    const routing = await route(ctx, adviserModel, {
+      message,
+      instructions: doc.adviserInstructions,
+      candidates,
+    });
+    const chosen = run.members.filter((m) => routing.picked.includes(m.runnable.id)).slice(0, 2);
+    ctx.trace.push({
+      id: run.app.id,
+      kind: "supervisor",
+      name: "routing",
+      model: adviserModel.id,
+      output: chosen.map((m) => m.runnable.document.name).join(", "),
+      ...routing.tokens,
+      latencyMs: Math.round(performance.now() - started),
+    });
+    replies = await Promise.all(
+      chosen.map((member) => runMember(ctx, member, message, history, [], direct(chosen.length))),
+    );
+  } else if (doc.orchestrationMode === "sequential") {
+    for (const member of run.members)
+      replies.push(await runMember(ctx, member, message, history, replies, direct(run.members.length)));
+  } else {
+    replies = await Promise.all(
+      run.members.map((member) => runMember(ctx, member, message, history, [], direct(run.members.length))),
+    );
+  }
+  return replies;
+}
+
+/**
  * One reply from an app: `supervisor` consults the members the adviser picks (a provider adviser
  * calls them as tools and answers itself), `sequential` runs every member in order (each seeing
  * the replies before it), `broadcast` runs all at once; then the adviser synthesizes (the
@@ -169,7 +219,7 @@ export async function runApp(
   history: Turn[],
   options: { onDelta?: (text: string) => void; flowInputs?: Record<string, unknown> } = {},
 ): Promise<string> {
-  const { onDelta, flowInputs } = options;
+  const { onDelta } = options;
   const doc = run.app.document;
   ctx.providers ??= run.providers;
   const adviserModel = await modelFor(
@@ -190,41 +240,7 @@ export async function runApp(
       traceKind: "adviser",
     });
   }
-  let replies: Passage[] = [];
-  // With no adviser, a lone member's reply is the answer: it streams straight to the client.
-  const direct = (count: number) => ({ flowInputs, onDelta: !run.adviser && count === 1 ? onDelta : undefined });
-  if (run.members.length > 0) {
-    if (doc.orchestrationMode === "supervisor") {
-      const started = performance.now();
-      step(ctx, "routing");
-      const candidates = await routeCandidates(ctx, run.members, message, adviserModel.callsTools);
-      const routing = await route(ctx, adviserModel, {
-        message,
-        instructions: doc.adviserInstructions,
-        candidates,
-      });
-      const chosen = run.members.filter((m) => routing.picked.includes(m.runnable.id)).slice(0, 2);
-      ctx.trace.push({
-        id: run.app.id,
-        kind: "supervisor",
-        name: "routing",
-        model: adviserModel.id,
-        output: chosen.map((m) => m.runnable.document.name).join(", "),
-        ...routing.tokens,
-        latencyMs: Math.round(performance.now() - started),
-      });
-      replies = await Promise.all(
-        chosen.map((member) => runMember(ctx, member, message, history, [], direct(chosen.length))),
-      );
-    } else if (doc.orchestrationMode === "sequential") {
-      for (const member of run.members)
-        replies.push(await runMember(ctx, member, message, history, replies, direct(run.members.length)));
-    } else {
-      replies = await Promise.all(
-        run.members.map((member) => runMember(ctx, member, message, history, [], direct(run.members.length))),
-      );
-    }
-  }
+  const replies = await memberReplies(ctx, run, adviserModel, message, history, options);
   checkpoint(ctx);
   const guidance = [goals, doc.adviserInstructions, "Combine the team's replies into one answer for the user."]
     .filter(Boolean)

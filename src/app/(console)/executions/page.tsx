@@ -30,6 +30,7 @@ import {
   FormField,
   LoadMore,
   PageHeader,
+  type Column,
   Select,
   useCursorList,
   urlStatePage,
@@ -106,6 +107,46 @@ type Filter = {
   code?: RefusalCode;
 };
 const FILTER_KEYS = ["endUser", "portal", "item", "itemKind", "status", "feedback", "code"] as const;
+/** The runs table's columns: when, what ran, its outcome, credits, latency, who, and its trace. */
+function runColumns(showTrace: (executionId: string) => void): Column<Execution>[] {
+  return [
+    {
+      key: "time",
+      header: "Time",
+      nowrap: true,
+      cell: (execution) => <span className="muted">{new Date(execution.createdAt).toLocaleString()}</span>,
+    },
+    {
+      key: "ran",
+      header: "Ran",
+      cell: (execution) => <RanCell execution={execution} />,
+    },
+    {
+      key: "status",
+      header: "Status",
+      nowrap: true,
+      cell: (execution) => <StatusCell execution={execution} />,
+    },
+    { key: "credits", header: "Credits", nowrap: true, cell: (execution) => execution.credits },
+    { key: "latency", header: "Latency", nowrap: true, cell: (execution) => formatMs(execution.latencyMs) },
+    {
+      key: "by",
+      header: "By",
+      cell: (execution) => <ByCell execution={execution} />,
+    },
+    {
+      key: "trace",
+      header: "",
+      nowrap: true,
+      cell: (execution) => (
+        <button type="button" aria-haspopup="dialog" onClick={() => showTrace(execution.id)}>
+          Trace
+        </button>
+      ),
+    },
+  ];
+}
+
 /** The run whose trace is open in the drawer. */
 const RUN_KEY = "run";
 const REFUSAL_CODES = ["insufficient_credits"] as const;
@@ -306,18 +347,7 @@ function Runs({ filter }: { filter: Filter & { status?: ExecutionStatus | typeof
     (page) => page.executions,
   );
 
-  const search = useSearchParams();
-  const router = useRouter();
-  const pathname = usePathname();
-  const open = search.get(RUN_KEY);
-  function showTrace(executionId: string | null) {
-    const params = new URLSearchParams(search.toString());
-    if (executionId) params.set(RUN_KEY, executionId);
-    else params.delete(RUN_KEY);
-    const query = params.toString();
-    if (executionId) router.push(`${pathname}?${query}`, { scroll: false });
-    else router.replace(query ? `${pathname}?${query}` : pathname, { scroll: false });
-  }
+  const { open, showTrace } = useTraceParam();
   const rows = executions.items;
   return (
     <>
@@ -338,100 +368,7 @@ function Runs({ filter }: { filter: Filter & { status?: ExecutionStatus | typeof
             rowKey={(execution) => execution.id}
             rowTestId="execution-row"
             empty={FILTER_KEYS.some((key) => filter[key]) ? "No runs match these filters." : "No runs yet."}
-            columns={[
-              {
-                key: "time",
-                header: "Time",
-                nowrap: true,
-                cell: (execution) => <span className="muted">{new Date(execution.createdAt).toLocaleString()}</span>,
-              },
-              {
-                key: "ran",
-                header: "Ran",
-                cell: (execution) => (
-                  <div data-testid="execution-item" className="cell-min-9">
-                    {execution.itemName !== null ? (
-                      // A link only: the id to copy is on the item's page, not on every run.
-                      <Link href={entityHref(execution.itemKind as EntityKind, execution.itemId)}>
-                        {execution.itemName || "Untitled"}
-                      </Link>
-                    ) : (
-                      <span className="muted">A deleted {execution.itemKind}</span>
-                    )}
-                    <div className="muted">
-                      {execution.kind} of the {execution.itemKind}
-                    </div>
-                  </div>
-                ),
-              },
-              {
-                key: "status",
-                header: "Status",
-                nowrap: true,
-                cell: (execution) => (
-                  <>
-                    {execution.status === "succeeded" ? (
-                      <span className="badge">succeeded</span>
-                    ) : execution.status === "awaiting_approval" ? (
-                      <Link className="badge" href={`/approvals/${execution.id}`}>
-                        awaiting approval
-                      </Link>
-                    ) : (
-                      <span className="badge revoked">{execution.status}</span>
-                    )}
-                    {execution.feedback && (
-                      <div
-                        className="muted"
-                        data-testid="execution-feedback"
-                        title={execution.feedback.reason ?? undefined}
-                      >
-                        {execution.feedback.rating === "up" ? (
-                          <ThumbsUp size={14} aria-hidden />
-                        ) : (
-                          <ThumbsDown size={14} aria-hidden />
-                        )}{" "}
-                        {FEEDBACK_LABELS[execution.feedback.rating]}
-                        {execution.feedback.reason ? `: “${execution.feedback.reason}”` : ""}
-                      </div>
-                    )}
-                  </>
-                ),
-              },
-              { key: "credits", header: "Credits", nowrap: true, cell: (execution) => execution.credits },
-              { key: "latency", header: "Latency", nowrap: true, cell: (execution) => formatMs(execution.latencyMs) },
-              {
-                key: "by",
-                header: "By",
-                cell: (execution) => (
-                  <div className="muted cell-min-10">
-                    {execution.endUserEmail ? (
-                      <>
-                        <span data-testid="execution-end-user">{execution.endUserEmail}</span>
-                        {execution.portalName ? ` in ${execution.portalName}` : ""}
-                        {execution.actor !== execution.endUserEmail && (
-                          <>
-                            <br />
-                            <span className="small">via {execution.actor}</span>
-                          </>
-                        )}
-                      </>
-                    ) : (
-                      execution.actor
-                    )}
-                  </div>
-                ),
-              },
-              {
-                key: "trace",
-                header: "",
-                nowrap: true,
-                cell: (execution) => (
-                  <button type="button" aria-haspopup="dialog" onClick={() => showTrace(execution.id)}>
-                    Trace
-                  </button>
-                ),
-              },
-            ]}
+            columns={runColumns(showTrace)}
           />
         )}
         <LoadMore list={executions} />
@@ -445,5 +382,91 @@ function Runs({ filter }: { filter: Filter & { status?: ExecutionStatus | typeof
         />
       )}
     </>
+  );
+}
+
+/** The run whose trace is open, in the URL (?run=…): opening it adds a history entry, closing it does not. */
+function useTraceParam() {
+  const search = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  const open = search.get(RUN_KEY);
+  function showTrace(executionId: string | null) {
+    const params = new URLSearchParams(search.toString());
+    if (executionId) params.set(RUN_KEY, executionId);
+    else params.delete(RUN_KEY);
+    const query = params.toString();
+    if (executionId) router.push(`${pathname}?${query}`, { scroll: false });
+    else router.replace(query ? `${pathname}?${query}` : pathname, { scroll: false });
+  }
+  return { open, showTrace };
+}
+
+/** What ran: a link to the item (or a deleted one), and the kind of run. */
+function RanCell({ execution }: { execution: Execution }) {
+  return (
+    <div data-testid="execution-item" className="cell-min-9">
+      {execution.itemName !== null ? (
+        // A link only: the id to copy is on the item's page, not on every run.
+        <Link href={entityHref(execution.itemKind as EntityKind, execution.itemId)}>
+          {execution.itemName || "Untitled"}
+        </Link>
+      ) : (
+        <span className="muted">A deleted {execution.itemKind}</span>
+      )}
+      <div className="muted">
+        {execution.kind} of the {execution.itemKind}
+      </div>
+    </div>
+  );
+}
+
+/** The outcome (awaiting approval links to the approval), and the feedback given on it. */
+function StatusCell({ execution }: { execution: Execution }) {
+  return (
+    <>
+      {execution.status === "succeeded" ? (
+        <span className="badge">succeeded</span>
+      ) : execution.status === "awaiting_approval" ? (
+        <Link className="badge" href={`/approvals/${execution.id}`}>
+          awaiting approval
+        </Link>
+      ) : (
+        <span className="badge revoked">{execution.status}</span>
+      )}
+      {execution.feedback && (
+        <div className="muted" data-testid="execution-feedback" title={execution.feedback.reason ?? undefined}>
+          {execution.feedback.rating === "up" ? (
+            <ThumbsUp size={14} aria-hidden />
+          ) : (
+            <ThumbsDown size={14} aria-hidden />
+          )}{" "}
+          {FEEDBACK_LABELS[execution.feedback.rating]}
+          {execution.feedback.reason ? `: “${execution.feedback.reason}”` : ""}
+        </div>
+      )}
+    </>
+  );
+}
+
+/** Who ran it: the end user and portal, with the door it came through when that is not them. */
+function ByCell({ execution }: { execution: Execution }) {
+  return (
+    <div className="muted cell-min-10">
+      {execution.endUserEmail ? (
+        <>
+          <span data-testid="execution-end-user">{execution.endUserEmail}</span>
+          {execution.portalName ? ` in ${execution.portalName}` : ""}
+          {execution.actor !== execution.endUserEmail && (
+            <>
+              <br />
+              <span className="small">via {execution.actor}</span>
+            </>
+          )}
+        </>
+      ) : (
+        execution.actor
+      )}
+    </div>
   );
 }

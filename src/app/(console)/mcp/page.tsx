@@ -7,6 +7,7 @@ import { CopyableValue, CopyButton, DataTable, ErrorAlert, FormField, PageHeader
 import { useTRPC } from "@/lib/trpc";
 import { MCP_ROUTE, MCP_SCOPES, mcpSnippets, mcpUrl } from "@/lib/mcp-snippets";
 import { timeOrNever } from "@/lib/when";
+import type { ApiKey } from "@/schemas/identity/api-key";
 
 const TOOLS: [string, string][] = [
   ["list_knowledgebases, get_knowledgebase", "browse knowledgebases and their page index"],
@@ -68,38 +69,7 @@ export default function McpPage() {
             ; its secret is shown once.
           </p>
         )}
-        {myKeys.length > 0 && (
-          <>
-            <DataTable
-              label="Your personal keys table"
-              cards
-              rows={myKeys}
-              rowKey={(key) => key.id}
-              rowTestId="mcp-key-row"
-              empty=""
-              columns={[
-                { key: "name", header: "Name", sortValue: (key) => key.name, cell: (key) => key.name },
-                { key: "prefix", header: "Prefix", nowrap: true, cell: (key) => <code>{key.prefix}…</code> },
-                {
-                  key: "missing",
-                  header: "Missing scopes for MCP tools",
-                  cell: (key) => {
-                    const missing = MCP_SCOPES.filter((scope) => !key.scopes.includes(scope));
-                    return <span className="muted">{missing.length === 0 ? "none" : missing.join(", ")}</span>;
-                  },
-                },
-                {
-                  key: "lastUsed",
-                  header: "Last used",
-                  cell: (key) => <span className="muted">{timeOrNever(key.lastUsedAt)}</span>,
-                },
-              ]}
-            />
-            <p className="muted">
-              Secrets are shown only when a key is created. Lost one? <Link href="/keys">Create another key</Link>.
-            </p>
-          </>
-        )}
+        {myKeys.length > 0 && <PersonalKeys keys={myKeys} />}
         <FormField label="Fill the snippets with a key (stays in this page)">
           <input
             type="password"
@@ -111,6 +81,53 @@ export default function McpPage() {
         </FormField>
       </Panel>
 
+      <Snippets snippets={snippets} />
+
+      <McpTools />
+    </>
+  );
+}
+
+/** The member's active personal keys, with the scopes each lacks for the MCP tools. */
+function PersonalKeys({ keys }: { keys: ApiKey[] }) {
+  return (
+    <>
+      <DataTable
+        label="Your personal keys table"
+        cards
+        rows={keys}
+        rowKey={(key) => key.id}
+        rowTestId="mcp-key-row"
+        empty=""
+        columns={[
+          { key: "name", header: "Name", sortValue: (key) => key.name, cell: (key) => key.name },
+          { key: "prefix", header: "Prefix", nowrap: true, cell: (key) => <code>{key.prefix}…</code> },
+          {
+            key: "missing",
+            header: "Missing scopes for MCP tools",
+            cell: (key) => {
+              const missing = MCP_SCOPES.filter((scope) => !key.scopes.includes(scope));
+              return <span className="muted">{missing.length === 0 ? "none" : missing.join(", ")}</span>;
+            },
+          },
+          {
+            key: "lastUsed",
+            header: "Last used",
+            cell: (key) => <span className="muted">{timeOrNever(key.lastUsedAt)}</span>,
+          },
+        ]}
+      />
+      <p className="muted">
+        Secrets are shown only when a key is created. Lost one? <Link href="/keys">Create another key</Link>.
+      </p>
+    </>
+  );
+}
+
+/** Each client's configuration, filled with the URL (and the key, when one was pasted). */
+function Snippets({ snippets }: { snippets: ReturnType<typeof mcpSnippets> }) {
+  return (
+    <>
       {snippets.map((snippet) => (
         <Panel
           key={snippet.id}
@@ -124,24 +141,29 @@ export default function McpPage() {
           </pre>
         </Panel>
       ))}
-
-      <Panel title="What your AI can do">
-        <dl className="facts">
-          {TOOLS.map(([names, what]) => (
-            <Fragment key={names}>
-              <dt>
-                <code>{names}</code>
-              </dt>
-              <dd>{what}</dd>
-            </Fragment>
-          ))}
-        </dl>
-        <p className="muted">
-          Pages are also resources (
-          <code>atrium://knowledgebases/&#123;knowledgebaseId&#125;/pages/&#123;pageId&#125;</code>) that clients can
-          attach. Errors carry the API&apos;s codes in <code>{'{"error":{"code","message"}}'}</code>.
-        </p>
-      </Panel>
     </>
+  );
+}
+
+/** The tools an MCP client gets, and the pages it can attach. */
+function McpTools() {
+  return (
+    <Panel title="What your AI can do">
+      <dl className="facts">
+        {TOOLS.map(([names, what]) => (
+          <Fragment key={names}>
+            <dt>
+              <code>{names}</code>
+            </dt>
+            <dd>{what}</dd>
+          </Fragment>
+        ))}
+      </dl>
+      <p className="muted">
+        Pages are also resources (
+        <code>atrium://knowledgebases/&#123;knowledgebaseId&#125;/pages/&#123;pageId&#125;</code>) that clients can
+        attach. Errors carry the API&apos;s codes in <code>{'{"error":{"code","message"}}'}</code>.
+      </p>
+    </Panel>
   );
 }

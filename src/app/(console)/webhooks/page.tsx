@@ -32,22 +32,9 @@ export default function WebhooksPage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const mayChangeSettings = useMay("settings");
-  const endpoints = useCursorList(
-    (cursor) => ({
-      ...trpc.webhooks.list.queryOptions({ limit: 50, ...(cursor ? { cursor } : {}) }),
-      enabled: mayChangeSettings,
-    }),
-    (page) => page.endpoints,
-  );
+  const endpoints = useEndpointList(mayChangeSettings);
   const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
-  const [open, setOpen] = useState<string | null>(null);
-  const [testing, setTesting] = useState<string | null>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey() });
-  const update = useMutation(trpc.webhooks.update.mutationOptions({ onSuccess: () => void refresh() }));
-  const remove = useMutation(
-    trpc.webhooks.delete.mutationOptions({ onSuccess: () => (notifyDone("Endpoint removed."), void refresh()) }),
-  );
-  const rotate = useMutation(trpc.webhooks.rotateSecret.mutationOptions());
 
   return (
     <>
@@ -69,86 +56,144 @@ export default function WebhooksPage() {
           }}
         />
       )}
-      {mayChangeSettings && (
-        <Panel>
-          <ErrorAlert error={endpoints.error ?? update.error ?? remove.error ?? rotate.error} />
-          {rotate.data && (
-            <div className="notice" role="status">
-              <p>New secret (the old one keeps signing for 24 hours). Copy it now:</p>
-              <code className="secret">{rotate.data.secret}</code> <CopyButton text={rotate.data.secret} />
-            </div>
-          )}
-          <DataTable
-            label="Webhook endpoints"
-            cards
-            rows={endpoints.items}
-            rowKey={(endpoint) => endpoint.id}
-            empty={endpoints.isLoading ? "Loading…" : "No endpoints yet."}
-            columns={[
-              { key: "url", header: "URL", cell: (endpoint) => endpoint.url },
-              {
-                key: "events",
-                header: "Events",
-                cell: (endpoint) => (endpoint.eventTypes.includes("*") ? "All events" : endpoint.eventTypes.join(", ")),
-              },
-              {
-                key: "status",
-                header: "Status",
-                cell: (endpoint) =>
-                  endpoint.enabled ? (
-                    <span className="badge">Enabled</span>
-                  ) : (
-                    <span className="badge revoked">{endpoint.disabledReason ?? "Disabled"}</span>
-                  ),
-              },
-              {
-                key: "actions",
-                header: "",
-                cell: (endpoint) => (
-                  <div className="row">
-                    <button
-                      type="button"
-                      aria-expanded={testing === endpoint.id}
-                      onClick={() => setTesting(testing === endpoint.id ? null : endpoint.id)}
-                    >
-                      Send test event
-                    </button>
-                    <button type="button" onClick={() => setOpen(open === endpoint.id ? null : endpoint.id)}>
-                      Deliveries
-                    </button>
-                    <button
-                      type="button"
-                      onClick={() => update.mutate({ id: endpoint.id, enabled: !endpoint.enabled })}
-                    >
-                      {endpoint.enabled ? "Disable" : "Enable"}
-                    </button>
-                    <button type="button" onClick={() => rotate.mutate({ id: endpoint.id })}>
-                      Rotate secret
-                    </button>
-                    <ConfirmButton
-                      label="Remove"
-                      title={`Remove ${endpoint.url}?`}
-                      description="It receives nothing more."
-                      onConfirm={() => remove.mutate({ id: endpoint.id })}
-                    />
-                  </div>
-                ),
-              },
-            ]}
-          />
-          <LoadMore list={endpoints} />
-          {testing && (
-            <TestEvent
-              key={testing}
-              endpointId={testing}
-              url={endpoints.items.find((endpoint) => endpoint.id === testing)?.url ?? ""}
-            />
-          )}
-          {open && <Deliveries endpointId={open} />}
-        </Panel>
-      )}
+      {mayChangeSettings && <EndpointsPanel endpoints={endpoints} refresh={refresh} />}
       <PayloadSamples />
     </>
+  );
+}
+
+/** The organization's endpoints, 50 at a time; only admins ask for them. */
+function useEndpointList(enabled: boolean) {
+  const trpc = useTRPC();
+  return useCursorList(
+    (cursor) => ({
+      ...trpc.webhooks.list.queryOptions({ limit: 50, ...(cursor ? { cursor } : {}) }),
+      enabled,
+    }),
+    (page) => page.endpoints,
+  );
+}
+
+/** The endpoints, each with a test event, its deliveries, enabling, a new secret and removal. */
+function EndpointsPanel({
+  endpoints,
+  refresh,
+}: {
+  endpoints: ReturnType<typeof useEndpointList>;
+  refresh: () => Promise<void>;
+}) {
+  const trpc = useTRPC();
+  const [open, setOpen] = useState<string | null>(null);
+  const [testing, setTesting] = useState<string | null>(null);
+  const update = useMutation(trpc.webhooks.update.mutationOptions({ onSuccess: () => void refresh() }));
+  const remove = useMutation(
+    trpc.webhooks.delete.mutationOptions({ onSuccess: () => (notifyDone("Endpoint removed."), void refresh()) }),
+  );
+  const rotate = useMutation(trpc.webhooks.rotateSecret.mutationOptions());
+  return (
+    <Panel>
+      <ErrorAlert error={endpoints.error ?? update.error ?? remove.error ?? rotate.error} />
+      {rotate.data && (
+        <div className="notice" role="status">
+          <p>New secret (the old one keeps signing for 24 hours). Copy it now:</p>
+          <code className="secret">{rotate.data.secret}</code> <CopyButton text={rotate.data.secret} />
+        </div>
+      )}
+      <DataTable
+        label="Webhook endpoints"
+        cards
+        rows={endpoints.items}
+        rowKey={(endpoint) => endpoint.id}
+        empty={endpoints.isLoading ? "Loading…" : "No endpoints yet."}
+        columns={[
+          { key: "url", header: "URL", cell: (endpoint) => endpoint.url },
+          {
+            key: "events",
+            header: "Events",
+            cell: (endpoint) => (endpoint.eventTypes.includes("*") ? "All events" : endpoint.eventTypes.join(", ")),
+          },
+          {
+            key: "status",
+            header: "Status",
+            cell: (endpoint) =>
+              endpoint.enabled ? (
+                <span className="badge">Enabled</span>
+              ) : (
+                <span className="badge revoked">{endpoint.disabledReason ?? "Disabled"}</span>
+              ),
+          },
+          {
+            key: "actions",
+            header: "",
+            cell: (endpoint) => (
+              <EndpointActions
+                enabled={endpoint.enabled}
+                url={endpoint.url}
+                testing={testing === endpoint.id}
+                onTest={() => setTesting(testing === endpoint.id ? null : endpoint.id)}
+                onDeliveries={() => setOpen(open === endpoint.id ? null : endpoint.id)}
+                onToggle={() => update.mutate({ id: endpoint.id, enabled: !endpoint.enabled })}
+                onRotate={() => rotate.mutate({ id: endpoint.id })}
+                onRemove={() => remove.mutate({ id: endpoint.id })}
+              />
+            ),
+          },
+        ]}
+      />
+      <LoadMore list={endpoints} />
+      {testing && (
+        <TestEvent
+          key={testing}
+          endpointId={testing}
+          url={endpoints.items.find((endpoint) => endpoint.id === testing)?.url ?? ""}
+        />
+      )}
+      {open && <Deliveries endpointId={open} />}
+    </Panel>
+  );
+}
+
+/** What can be done to one endpoint. */
+function EndpointActions({
+  enabled,
+  url,
+  testing,
+  onTest,
+  onDeliveries,
+  onToggle,
+  onRotate,
+  onRemove,
+}: {
+  enabled: boolean;
+  url: string;
+  testing: boolean;
+  onTest: () => void;
+  onDeliveries: () => void;
+  onToggle: () => void;
+  onRotate: () => void;
+  onRemove: () => void;
+}) {
+  return (
+    <div className="row">
+      <button type="button" aria-expanded={testing} onClick={onTest}>
+        Send test event
+      </button>
+      <button type="button" onClick={onDeliveries}>
+        Deliveries
+      </button>
+      <button type="button" onClick={onToggle}>
+        {enabled ? "Disable" : "Enable"}
+      </button>
+      <button type="button" onClick={onRotate}>
+        Rotate secret
+      </button>
+      <ConfirmButton
+        label="Remove"
+        title={`Remove ${url}?`}
+        description="It receives nothing more."
+        onConfirm={onRemove}
+      />
+    </div>
   );
 }
 

@@ -7,7 +7,7 @@ import "./studio.css";
 import { useQuery } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useEffect, useState } from "react";
+import { useEffect, useState, type ReactNode } from "react";
 import { Button, RecentActivity, Tabs } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import type { FlowInput, FlowNode } from "@/schemas/builder/builder";
@@ -65,6 +65,74 @@ function StudioFrame({
   onStopComparing: () => void;
 }) {
   const { doc, update } = parts.body;
+  const studio = useStudio(id, parts, compared);
+  const { nodes, inputs, narrow, history, run, feedback, missing, changes } = studio;
+  const { chosen, side, setSide, sheet, setSheet, setSelected, select, add, openRun } = studio.selection;
+
+  const fields = (index: number) => (
+    <NodeFields
+      nodes={nodes}
+      index={index}
+      feedback={feedback}
+      inputs={inputs}
+      setNodes={history.setNodes}
+      onMoved={(at) => (at === null ? (setSelected(null), setSheet(null)) : setSelected(at))}
+    />
+  );
+  const testRun = <TestRunPanel inputs={inputs} run={run} saved={parts.saved} />;
+  const hasStart = nodes.some((node) => node.type === "trigger_start");
+  const steps = <StudioSteps studio={studio} onLibrary={narrow ? () => setSheet("library") : undefined} />;
+
+  return (
+    <div className="studio" data-testid="flow-studio">
+      <StudioBar
+        name={doc.name}
+        status={parts.status}
+        history={history}
+        onSettings={() => setSheet("settings")}
+        onRun={openRun}
+        view={narrow ? undefined : studio.listed ? "list" : "canvas"}
+        onView={studio.setView}
+      />
+      <div className="studio-alerts">
+        {parts.alerts}
+        {compared && changes && <CompareNote number={compared.number} changes={changes} onStop={onStopComparing} />}
+      </div>
+      <FlowProblems nodes={nodes} feedback={feedback} missing={missing} onSelect={select} />
+      {narrow ? (
+        steps
+      ) : (
+        <StudioDesk
+          studio={studio}
+          steps={steps}
+          hasStart={hasStart}
+          inspector={<StudioInspector chosen={chosen} side={side} onSide={setSide} fields={fields} testRun={testRun} />}
+        />
+      )}
+      <Drawer open={sheet === "settings"} title="Flow settings" onClose={() => setSheet(null)}>
+        <LastChange view={parts.body.view} />
+        <FlowDetails doc={doc} update={update} />
+        {parts.panels}
+        <RecentActivity targetId={id} />
+      </Drawer>
+      {narrow && (
+        <PhoneSheets
+          sheet={sheet}
+          onClose={() => setSheet(null)}
+          chosen={chosen}
+          fields={fields}
+          testRun={testRun}
+          onAdd={add}
+          hasStart={hasStart}
+        />
+      )}
+    </div>
+  );
+}
+
+/** The draft's steps with what is checked on them, the view (canvas or list), its history, test run and selection. */
+function useStudio(id: string, parts: EditorParts, compared: ComparedVersion | null) {
+  const { doc, update } = parts.body;
   const nodes = doc.nodes as FlowNode[];
   const inputs = doc.inputs as FlowInput[];
   const trpc = useTRPC();
@@ -75,16 +143,68 @@ function StudioFrame({
   const pathname = usePathname();
   const listView = useSearchParams().get("view") === "list";
   const listed = narrow || listView;
+  const setView = (view: "list" | "canvas") =>
+    router.replace(view === "list" ? `${pathname}?view=list` : pathname, { scroll: false });
   const history = useNodeHistory(nodes, (next) => update({ nodes: next }));
   const run = useTestRun(id, nodes);
-  const [selected, setSelected] = useState<number | null>(null);
-  const [side, setSide] = useState<"step" | "run">("run");
-  const [sheet, setSheet] = useState<Sheet>(null);
-  const chosen = selected !== null && selected < nodes.length ? selected : null;
+  const selection = useStudioSelection(nodes, narrow, history.setNodes);
   const modelIds = new Set(models.data?.models.map((m) => m.id) ?? ["atrium-offline"]);
   const feedback = shownFeedback(flowFeedback(nodes, modelIds, { allowIncomplete: true }), nodes);
   const missing = incompleteNodes(nodes);
   const changes = compared ? nodeChanges((compared.document.nodes ?? []) as FlowNode[], nodes) : null;
+  return { nodes, inputs, narrow, listed, setView, history, run, selection, feedback, missing, changes };
+}
+
+/** At a desk: the node library, the steps on the canvas (or listed), and the inspector. */
+function StudioDesk({
+  studio,
+  steps,
+  hasStart,
+  inspector,
+}: {
+  studio: ReturnType<typeof useStudio>;
+  steps: ReactNode;
+  hasStart: boolean;
+  inspector: ReactNode;
+}) {
+  const { nodes, feedback, missing, history, run, changes } = studio;
+  const { chosen, select, add } = studio.selection;
+  return (
+    <div className="studio-main">
+      <NodeLibrary onAdd={(type) => add(type)} hasStart={hasStart} />
+      {studio.listed ? (
+        steps
+      ) : (
+        <div className="studio-canvas">
+          <FlowCanvas
+            nodes={nodes}
+            feedback={feedback}
+            missing={missing}
+            selected={chosen}
+            onSelect={select}
+            setNodes={history.setNodes}
+            results={run.results}
+            onDropType={add}
+            minimap
+            marks={changes?.marks}
+          />
+          {nodes.length === 0 && <EmptyFlow onStart={() => add("trigger_start")} />}
+        </div>
+      )}
+      {inspector}
+    </div>
+  );
+}
+
+/**
+ * Which step is selected, which side tab and which sheet (on a phone) are open, and what
+ * choosing a step, adding one or opening the test run does to them.
+ */
+function useStudioSelection(nodes: FlowNode[], narrow: boolean, setNodes: (next: FlowNode[]) => void) {
+  const [selected, setSelected] = useState<number | null>(null);
+  const [side, setSide] = useState<"step" | "run">("run");
+  const [sheet, setSheet] = useState<Sheet>(null);
+  const chosen = selected !== null && selected < nodes.length ? selected : null;
 
   const select = (index: number | null) => {
     setSelected(index);
@@ -94,7 +214,7 @@ function StudioFrame({
   };
   /** A node from the library: where it was dropped, else below the others; every node keeps its place. */
   const add = (type: string, place?: Place) => {
-    history.setNodes(addNode(placeNodes(nodes), type, place ?? placeBelow(nodes)));
+    setNodes(addNode(placeNodes(nodes), type, place ?? placeBelow(nodes)));
     select(nodes.length);
   };
   const openRun = () => {
@@ -112,20 +232,21 @@ function StudioFrame({
     document.addEventListener("keydown", onKey);
     return () => document.removeEventListener("keydown", onKey);
   }, []);
+  return { chosen, side, setSide, sheet, setSheet, setSelected, select, add, openRun };
+}
 
-  const fields = (index: number) => (
-    <NodeFields
-      nodes={nodes}
-      index={index}
-      feedback={feedback}
-      inputs={inputs}
-      setNodes={history.setNodes}
-      onMoved={(at) => (at === null ? (setSelected(null), setSheet(null)) : setSelected(at))}
-    />
-  );
-  const testRun = <TestRunPanel inputs={inputs} run={run} saved={parts.saved} />;
-  const hasStart = nodes.some((node) => node.type === "trigger_start");
-  const steps = (
+/** The steps as a list (on a phone, or ?view=list), or the way to start an empty flow. */
+function StudioSteps({
+  studio,
+  onLibrary,
+}: {
+  studio: ReturnType<typeof useStudio>;
+  /** On a phone: opens the library's sheet. */
+  onLibrary?: () => void;
+}) {
+  const { nodes, missing, run, changes, history } = studio;
+  const { chosen, select, add } = studio.selection;
+  return (
     <div className="studio-steps">
       {nodes.length === 0 ? (
         <EmptyFlow onStart={() => add("trigger_start")} />
@@ -140,91 +261,78 @@ function StudioFrame({
           setNodes={history.setNodes}
         />
       )}
-      {narrow && nodes.length > 0 && (
-        <Button variant="primary" onClick={() => setSheet("library")}>
+      {onLibrary && nodes.length > 0 && (
+        <Button variant="primary" onClick={onLibrary}>
           Add a step
         </Button>
       )}
     </div>
   );
+}
 
+/** At a desk, the side: the selected step's settings, or the test run. */
+function StudioInspector({
+  chosen,
+  side,
+  onSide,
+  fields,
+  testRun,
+}: {
+  chosen: number | null;
+  side: "step" | "run";
+  onSide: (side: "step" | "run") => void;
+  fields: (index: number) => ReactNode;
+  testRun: ReactNode;
+}) {
   return (
-    <div className="studio" data-testid="flow-studio">
-      <StudioBar
-        name={doc.name}
-        status={parts.status}
-        history={history}
-        onSettings={() => setSheet("settings")}
-        onRun={openRun}
-        view={narrow ? undefined : listed ? "list" : "canvas"}
-        onView={(view) => router.replace(view === "list" ? `${pathname}?view=list` : pathname, { scroll: false })}
+    <aside className="studio-side" aria-label="Inspector">
+      <Tabs
+        label="Inspector"
+        selected={chosen === null ? "run" : side}
+        onSelect={(tab) => onSide(tab as "step" | "run")}
+        tabs={[
+          {
+            id: "step",
+            label: "Step",
+            panel: chosen === null ? <p className="muted">Select a step to edit it.</p> : fields(chosen),
+          },
+          { id: "run", label: "Test run", panel: testRun },
+        ]}
       />
-      <div className="studio-alerts">
-        {parts.alerts}
-        {compared && changes && <CompareNote number={compared.number} changes={changes} onStop={onStopComparing} />}
-      </div>
-      <FlowProblems nodes={nodes} feedback={feedback} missing={missing} onSelect={select} />
-      {narrow ? (
-        steps
-      ) : (
-        <div className="studio-main">
-          <NodeLibrary onAdd={(type) => add(type)} hasStart={hasStart} />
-          {listed ? (
-            steps
-          ) : (
-            <div className="studio-canvas">
-              <FlowCanvas
-                nodes={nodes}
-                feedback={feedback}
-                missing={missing}
-                selected={chosen}
-                onSelect={select}
-                setNodes={history.setNodes}
-                results={run.results}
-                onDropType={add}
-                minimap
-                marks={changes?.marks}
-              />
-              {nodes.length === 0 && <EmptyFlow onStart={() => add("trigger_start")} />}
-            </div>
-          )}
-          <aside className="studio-side" aria-label="Inspector">
-            <Tabs
-              label="Inspector"
-              selected={chosen === null ? "run" : side}
-              onSelect={(tab) => setSide(tab as "step" | "run")}
-              tabs={[
-                {
-                  id: "step",
-                  label: "Step",
-                  panel: chosen === null ? <p className="muted">Select a step to edit it.</p> : fields(chosen),
-                },
-                { id: "run", label: "Test run", panel: testRun },
-              ]}
-            />
-          </aside>
-        </div>
-      )}
-      <Drawer open={sheet === "settings"} title="Flow settings" onClose={() => setSheet(null)}>
-        <LastChange view={parts.body.view} />
-        <FlowDetails doc={doc} update={update} />
-        {parts.panels}
-        <RecentActivity targetId={id} />
+    </aside>
+  );
+}
+
+/** On a phone, what the desk shows beside the canvas opens in sheets: a step, the library, the test run. */
+function PhoneSheets({
+  sheet,
+  onClose,
+  chosen,
+  fields,
+  testRun,
+  onAdd,
+  hasStart,
+}: {
+  sheet: Sheet;
+  onClose: () => void;
+  chosen: number | null;
+  fields: (index: number) => ReactNode;
+  testRun: ReactNode;
+  onAdd: (type: string) => void;
+  hasStart: boolean;
+}) {
+  return (
+    <>
+      <Drawer open={sheet === "step" && chosen !== null} title="Step settings" onClose={onClose}>
+        {chosen !== null && fields(chosen)}
       </Drawer>
-      {narrow && (
-        <>
-          <Drawer open={sheet === "step" && chosen !== null} title="Step settings" onClose={() => setSheet(null)}>
-            {chosen !== null && fields(chosen)}
-          </Drawer>
-          <Drawer open={sheet === "library"} title="Add a step" onClose={() => setSheet(null)}>
-            <NodeLibrary onAdd={(type) => add(type)} hasStart={hasStart} />
-          </Drawer>
-          <Drawer open={sheet === "run"} title="Test run" onClose={() => setSheet(null)}>
-            {testRun}
-          </Drawer>
-        </>
-      )}
-    </div>
+      <Drawer open={sheet === "library"} title="Add a step" onClose={onClose}>
+        <NodeLibrary onAdd={(type) => onAdd(type)} hasStart={hasStart} />
+      </Drawer>
+      <Drawer open={sheet === "run"} title="Test run" onClose={onClose}>
+        {testRun}
+      </Drawer>
+    </>
   );
 }
 

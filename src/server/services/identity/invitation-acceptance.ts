@@ -10,7 +10,7 @@ import type { Db } from "@/server/db";
 import type { Prisma } from "@/generated/prisma/client";
 import { AppError } from "@/server/errors";
 import { recordEvent, SECRET_CHANGED } from "../org/events";
-import { toMember } from "./members";
+import { admitMember, toMember } from "./members";
 import { issueChallenge, secondStepFor, type MfaChallengeIssued } from "./mfa-sign-in";
 import { newSession, type NewSession } from "./sessions";
 import { activeMemberWithEmail, invitationTarget, type InvitationRow } from "./invitations-shared";
@@ -143,24 +143,11 @@ export async function acceptInvitation(
     const former = await tx.member.findUnique({
       where: { organizationId_userId: { organizationId: row.organizationId, userId: user.id } },
     });
-    // A former member comes back with a clean slate: their old personal keys stay revoked.
-    if (former)
-      await tx.apiKey.updateMany({ where: { memberId: former.id, revokedAt: null }, data: { revokedAt: new Date() } });
-    const joined = former
-      ? await tx.member.update({
-          where: { id: former.id, organizationId: row.organizationId },
-          data: { role: row.role, removedAt: null, createdAt: new Date(), passwordHash: memberPasswordHash },
-          include: { user: { select: { email: true } } },
-        })
-      : await tx.member.create({
-          data: {
-            organizationId: row.organizationId,
-            userId: user.id,
-            role: row.role,
-            passwordHash: memberPasswordHash,
-          },
-          include: { user: { select: { email: true } } },
-        });
+    const joined = await admitMember(tx, row.organizationId, former, {
+      userId: user.id,
+      role: row.role,
+      passwordHash: memberPasswordHash,
+    });
     const invitee: MemberActor = {
       kind: "member",
       organizationId: row.organizationId,

@@ -8,6 +8,7 @@ import { hashPassword, verifyPassword } from "@/server/auth/passwords";
 import { hashSecret } from "@/server/auth/secrets";
 import { createSignInThrottle } from "@/server/auth/sign-in-throttle";
 import type { Db } from "@/server/db";
+import type { Prisma } from "@/generated/prisma/client";
 import { AppError, invalidRequest, sessionEnded } from "@/server/errors";
 import { changesBetween, recordEvent, SECRET_CHANGED } from "../org/events";
 
@@ -74,6 +75,30 @@ export const listMembers = guarded({ may: "read" }, async function listMembers(d
 });
 
 /**
+ * The membership of a person joining the organization: a former member's comes back with a clean
+ * slate (their old personal keys stay revoked), else a new one.
+ */
+export async function admitMember(
+  tx: Prisma.TransactionClient,
+  organizationId: string,
+  former: { id: string } | null,
+  member: { userId: string; role: Role; passwordHash: string | null },
+) {
+  if (former)
+    await tx.apiKey.updateMany({ where: { memberId: former.id, revokedAt: null }, data: { revokedAt: new Date() } });
+  return former
+    ? tx.member.update({
+        where: { id: former.id, organizationId },
+        data: { role: member.role, removedAt: null, createdAt: new Date(), passwordHash: member.passwordHash },
+        include: { user: { select: { email: true } } },
+      })
+    : tx.member.create({
+        data: { organizationId, userId: member.userId, role: member.role, passwordHash: member.passwordHash },
+        include: { user: { select: { email: true } } },
+      });
+}
+
+/**
  * Adds a person to the organization. Without a given password they get a temporary one,
  * returned once for the admin to hand over, whether or not the email already signs in
  * elsewhere: the answer must not tell an admin who has an account. For someone who has, that
@@ -111,26 +136,11 @@ export const addMember = guarded(
       if (existing && !existing.removedAt) {
         throw new AppError("conflict", `${email} is already a member of this organization.`);
       }
-      if (existing)
-        await tx.apiKey.updateMany({
-          where: { memberId: existing.id, revokedAt: null },
-          data: { revokedAt: new Date() },
-        });
-      const added = existing
-        ? await tx.member.update({
-            where: { id: existing.id, organizationId: actor.organizationId },
-            data: { role: input.role, removedAt: null, createdAt: new Date(), passwordHash: memberPasswordHash },
-            include: { user: { select: { email: true } } },
-          })
-        : await tx.member.create({
-            data: {
-              organizationId: actor.organizationId,
-              userId: user.id,
-              role: input.role,
-              passwordHash: memberPasswordHash,
-            },
-            include: { user: { select: { email: true } } },
-          });
+      const added = await admitMember(tx, actor.organizationId, existing, {
+        userId: user.id,
+        role: input.role,
+        passwordHash: memberPasswordHash,
+      });
       await recordEvent(tx, actor, {
         action: "member.add",
         target: memberTarget(added),

@@ -8,7 +8,7 @@ import type { ModelCall } from "@/server/runtime/metering";
 import type { ModelPrice } from "@/server/runtime/pricing";
 import { executionUsage, type RunPricing } from "@/server/runtime/run-pricing";
 import type { Turn } from "@/server/runtime/models";
-import { RUN_LOST } from "@/server/runtime/run-leases";
+import { RUN_LOST, type LeasedExecution } from "@/server/runtime/run-leases";
 import type { ApprovalPause, RunContext, TraceEntry } from "@/server/runtime/run-context";
 import type { TemplateScope } from "@/server/runtime/templates";
 import type { RunCharge } from "../provisioning/credits";
@@ -51,6 +51,21 @@ export interface ApprovalState {
 
 export function pricingOf(state: ApprovalState): RunPricing {
   return { flat: state.pricing.flat, upfront: state.pricing.upfront, prices: new Map(state.pricing.prices) };
+}
+
+/** The execution a paused run stands for, as its state names it; its id is the approval's. */
+export function pausedExecution(state: ApprovalState): Omit<LeasedExecution, "id"> {
+  return {
+    kind: state.kind,
+    itemId: state.appId,
+    itemKind: "app",
+    versionId: state.versionId,
+    conversationId: state.conversationId,
+    input: state.input,
+    endUserId: state.endUserId,
+    portalId: state.portalId,
+    actor: state.actor,
+  };
 }
 
 /** What a conversation or transaction call answers when its run paused: 202. */
@@ -117,16 +132,8 @@ function writePausedExecution(
           ...fields,
           id: executionId,
           organizationId,
-          kind: state.kind,
-          itemId: state.appId,
-          itemKind: "app",
-          versionId: state.versionId,
-          conversationId: state.conversationId,
-          input: state.input,
+          ...pausedExecution(state),
           output: "",
-          actor: state.actor,
-          endUserId: state.endUserId,
-          portalId: state.portalId,
         },
       });
 }

@@ -15,7 +15,7 @@ import type { Citation } from "@/server/runtime/citations";
 import { modelFor, type Turn } from "@/server/runtime/models";
 import { knownCallsOfApp, modelsOfApp } from "@/server/runtime/metering";
 import { runApp } from "@/server/runtime/run";
-import { isApprovalPause, newRunContext, type RunStep } from "@/server/runtime/run-context";
+import { isApprovalPause, newRunContext, type RunContext, type RunStep } from "@/server/runtime/run-context";
 import { isUniqueViolation, whenDatabaseAnswers } from "@/server/runtime/database-wait";
 import type { UploadedFile } from "./attachments";
 import { attachmentImages, attachmentPassages, resolveTurnFiles } from "./turn-files";
@@ -24,7 +24,6 @@ import { runFor } from "../portal/portal-access";
 import { recordRunUsage } from "./usage-records";
 import { conversationTitle, saveTurn } from "./save-turn";
 
-export const CONVERSATION_CREDITS = RUN_CREDITS.conversation;
 /** Running a version other than the live one (`version` on a conversation or transaction) is a builder's call. */
 export const PINNED_VERSION: Requirement = { scope: "apps:write" };
 const HISTORY_TURNS = 20;
@@ -53,6 +52,46 @@ export async function appRunFor(
     throw new AppError("service_disabled", RUN_TURNED_OFF[kind]);
   const runner = await runFor(db, actor, input.appId, input);
   return { app, api, runner };
+}
+
+/**
+ * The charge of an app's run under a new execution id (402 when the credits do not cover it;
+ * nothing runs then): the end user's plans must hold the app's models, and the payer is theirs.
+ */
+export async function chargeAppRun(
+  db: Db,
+  ctx: RunContext,
+  actor: Actor | EndUserActor,
+  kind: keyof typeof RUN_TURNED_OFF,
+  { appId, app, runner }: { appId: string } & Pick<Awaited<ReturnType<typeof appRunFor>>, "app" | "runner">,
+  execution: { conversationId: string | null; input: string },
+) {
+  const executionId = randomUUID();
+  const billed = await BilledRun.start(
+    db,
+    ctx,
+    {
+      organizationId: actor.organizationId,
+      endUserId: runner.endUserId,
+      usage: { appId, portalId: runner.portalId },
+    },
+    RUN_CREDITS[kind],
+    {
+      id: executionId,
+      kind,
+      itemId: appId,
+      itemKind: "app",
+      versionId: app.versionId,
+      conversationId: execution.conversationId,
+      input: execution.input,
+      endUserId: runner.endUserId,
+      portalId: runner.portalId,
+      actor: actorLabel(actor),
+    },
+    modelsOfApp(app),
+    knownCallsOfApp(app),
+  );
+  return { billed, executionId };
 }
 
 export interface ConverseInput {
@@ -223,30 +262,13 @@ async function startTurnRun(db: Db, actor: Actor | EndUserActor, prepared: Prepa
   ctx.pausable = true;
   ctx.attachments = attachmentPassages(attachments, message);
   ctx.images = attachmentImages(attachments);
-  const executionId = randomUUID();
-  const billed = await BilledRun.start(
+  const { billed, executionId } = await chargeAppRun(
     db,
     ctx,
-    {
-      organizationId: actor.organizationId,
-      endUserId: runner.endUserId,
-      usage: { appId, portalId: runner.portalId },
-    },
-    CONVERSATION_CREDITS,
-    {
-      id: executionId,
-      kind: "conversation",
-      itemId: appId,
-      itemKind: "app",
-      versionId: app.versionId,
-      conversationId: existing?.conversation.id ?? null,
-      input: message,
-      endUserId: runner.endUserId,
-      portalId: runner.portalId,
-      actor: actorLabel(actor),
-    },
-    modelsOfApp(app),
-    knownCallsOfApp(app),
+    actor,
+    "conversation",
+    { appId, app, runner },
+    { conversationId: existing?.conversation.id ?? null, input: message },
   );
   return { ctx, billed, executionId, started };
 }

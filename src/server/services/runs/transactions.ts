@@ -3,22 +3,18 @@
 // a failed one costs is src/server/runtime/billed-run.ts's policy.
 import type { z } from "zod";
 import type { TransactionInput } from "@/schemas/runs/runtime";
-import { randomUUID } from "node:crypto";
 import { actorLabel, type Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest } from "@/server/errors";
-import { BilledRun, RUN_CREDITS, type RunRecord } from "@/server/runtime/billed-run";
+import type { RunRecord } from "@/server/runtime/billed-run";
 import { JsonTooDeep, jsonObjectIn } from "@/server/runtime/json-in-text";
 import { schemaProblems } from "@/server/runtime/json-schema";
 import { RUN_LIMITS, runLimitExceeded } from "@/server/runtime/limits";
-import { knownCallsOfApp, modelsOfApp } from "@/server/runtime/metering";
 import { runApp } from "@/server/runtime/run";
 import { isApprovalPause, newRunContext } from "@/server/runtime/run-context";
 import { pauseForApproval } from "./approval-pause";
-import { appRunFor } from "./conversations";
-
-export const TRANSACTION_CREDITS = RUN_CREDITS.transaction;
+import { appRunFor, chargeAppRun } from "./conversations";
 
 /** What the app is asked for a transaction: its input, and the output's JSON Schema. */
 export function transactionMessage(input: Record<string, unknown>, outputSchema: unknown): string {
@@ -46,30 +42,13 @@ async function startTransactionRun(
   const started = performance.now();
   const ctx = newRunContext(db, actor.organizationId);
   ctx.pausable = true;
-  const executionId = randomUUID();
-  const billed = await BilledRun.start(
+  const { billed, executionId } = await chargeAppRun(
     db,
     ctx,
-    {
-      organizationId: actor.organizationId,
-      endUserId: runner.endUserId,
-      usage: { appId: input.appId, portalId: runner.portalId },
-    },
-    TRANSACTION_CREDITS,
-    {
-      id: executionId,
-      kind: "transaction",
-      itemId: input.appId,
-      itemKind: "app",
-      versionId: app.versionId,
-      conversationId: null,
-      input: JSON.stringify(input.input),
-      endUserId: runner.endUserId,
-      portalId: runner.portalId,
-      actor: actorLabel(actor),
-    },
-    modelsOfApp(app),
-    knownCallsOfApp(app),
+    actor,
+    "transaction",
+    { appId: input.appId, app, runner },
+    { conversationId: null, input: JSON.stringify(input.input) },
   );
   return { ctx, billed, executionId, started };
 }

@@ -24,7 +24,11 @@ import { CreditLedgerPanel } from "@/components/provisioning/credit-ledger-panel
 import { GrantsPanel } from "@/components/provisioning/grants-panel";
 import { ScopedUsage } from "@/components/usage/scoped-usage";
 import { useTierPlans } from "@/components/provisioning/use-lists";
-import { ProvisionEndUserInput, type SubscriptionDetail } from "@/schemas/provisioning/provisioning";
+import {
+  ProvisionEndUserInput,
+  type EndUserDetail,
+  type SubscriptionDetail,
+} from "@/schemas/provisioning/provisioning";
 
 function when(value: string | null): string {
   return value ? new Date(value).toLocaleString() : "—";
@@ -33,19 +37,9 @@ function when(value: string | null): string {
 export default function EndUserPage() {
   const { endUserId } = useParams<{ endUserId: string }>();
   const trpc = useTRPC();
-  const router = useRouter();
-  const queryClient = useQueryClient();
   const detail = useQuery(trpc.endUsers.get.queryOptions({ endUserId }));
   const plans = useTierPlans();
-  // Any end-user query may show what changed (the list shows revocation too).
-  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.endUsers.pathKey() });
-
-  const provision = useMutation(trpc.endUsers.provision.mutationOptions({ onSuccess: () => void refresh() }));
-  const revoke = useMutation(trpc.endUsers.revoke.mutationOptions({ onSuccess: () => void refresh() }));
-  const removePlan = useMutation(trpc.endUsers.removeSubscription.mutationOptions({ onSuccess: () => void refresh() }));
-  const removeGrant = useMutation(trpc.endUsers.removeGrant.mutationOptions({ onSuccess: () => void refresh() }));
-  const remove = useMutation(trpc.endUsers.delete.mutationOptions({ onSuccess: () => router.replace("/end-users") }));
-  const failure = provision.error ?? revoke.error ?? removePlan.error ?? removeGrant.error ?? remove.error;
+  const { provision, revoke, removePlan, removeGrant, remove, failure } = useEndUserChanges();
   // Removing a plan or a grant is for admins: members see no Remove in those rows.
   const mayDelete = useMay("delete");
 
@@ -68,39 +62,11 @@ export default function EndUserPage() {
     <>
       <PageHeader title={user.email} back={{ href: "/end-users", label: "End users" }} />
       <ErrorAlert error={failure} />
-      <Panel>
-        <dl className="facts">
-          <dt>Name</dt>
-          <dd>{user.fullName || "—"}</dd>
-          <dt>Created</dt>
-          <dd>{when(user.createdAt)}</dd>
-          <dt>Last seen</dt>
-          <dd>{when(user.lastSeenAt)}</dd>
-          <dt>Revoked</dt>
-          <dd data-testid="revoked-at">{user.revokedAt ? when(user.revokedAt) : "no"}</dd>
-          <dt>Suspended by the directory</dt>
-          <dd data-testid="suspended-at">{user.suspendedAt ? when(user.suspendedAt) : "no"}</dd>
-        </dl>
-        <div className="row panel-footer">
-          {!user.revokedAt && (
-            <ConfirmButton
-              label="Revoke access"
-              title={`Revoke ${user.email}'s access?`}
-              description="They are signed out of every portal and can no longer sign in."
-              confirmLabel="Revoke access"
-              onConfirm={() => revoke.mutate({ endUserId })}
-            />
-          )}
-          <ConfirmButton
-            label="Delete end user"
-            title={`Delete ${user.email}?`}
-            description="Their access, sessions and grants are removed; this cannot be undone."
-            confirmLabel="Delete for good"
-            onConfirm={() => remove.mutate({ endUserId })}
-            needs="delete"
-          />
-        </div>
-      </Panel>
+      <EndUserFacts
+        user={user}
+        onRevoke={() => revoke.mutate({ endUserId })}
+        onDelete={() => remove.mutate({ endUserId })}
+      />
 
       <EffectiveAccess endUserId={endUserId} />
 
@@ -119,43 +85,17 @@ export default function EndUserPage() {
         }
       />
 
-      <Panel title="Subscriptions">
-        <DataTable
-          label="Subscriptions table"
-          rows={user.subscriptions}
-          rowKey={(s) => s.id}
-          rowTestId="subscription-row"
-          empty="No plans: add one below."
-          cards
-          columns={subscriptionColumns(mayDelete ? (tierPlanId) => removePlan.mutate({ endUserId, tierPlanId }) : null)}
-        />
-        {assignable.length > 0 && (
-          <AddPlanForm
-            email={user.email}
-            assignable={assignable}
-            pending={provision.isPending}
-            onAdd={(input) => provision.mutate(input)}
-          >
-            <LoadMore list={plans} />
-          </AddPlanForm>
-        )}
-      </Panel>
+      <SubscriptionsPanel
+        user={user}
+        plans={plans}
+        assignable={assignable}
+        pending={provision.isPending}
+        onAdd={(input) => provision.mutate(input)}
+        onRemove={mayDelete ? (tierPlanId) => removePlan.mutate({ endUserId, tierPlanId }) : null}
+      />
 
-      <GrantsPanel
+      <EndUserGrants
         grants={user.grants}
-        empty="No per-user grants: grant an app below."
-        targetHeader="Target"
-        anyPortal="any"
-        more={[
-          { key: "source", header: "Source", cell: (grant) => <span className="muted">{grant.source}</span> },
-          {
-            key: "expires",
-            header: "Expires",
-            cell: (grant) => <span className="muted">{when(grant.expiresAt)}</span>,
-          },
-        ]}
-        actionsHeader={<span className="visually-hidden">Actions</span>}
-        cards
         mayRemove={mayDelete}
         onRemove={(grantId) => removeGrant.mutate({ endUserId, grantId })}
         onGrant={grantApp}
@@ -164,6 +104,140 @@ export default function EndUserPage() {
 
       <EndUserDataPanel endUserId={endUserId} email={user.email} />
     </>
+  );
+}
+
+/** What changes the end user, each refreshing every end-user query (the list shows revocation too). */
+function useEndUserChanges() {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.endUsers.pathKey() });
+
+  const provision = useMutation(trpc.endUsers.provision.mutationOptions({ onSuccess: () => void refresh() }));
+  const revoke = useMutation(trpc.endUsers.revoke.mutationOptions({ onSuccess: () => void refresh() }));
+  const removePlan = useMutation(trpc.endUsers.removeSubscription.mutationOptions({ onSuccess: () => void refresh() }));
+  const removeGrant = useMutation(trpc.endUsers.removeGrant.mutationOptions({ onSuccess: () => void refresh() }));
+  const remove = useMutation(trpc.endUsers.delete.mutationOptions({ onSuccess: () => router.replace("/end-users") }));
+  const failure = provision.error ?? revoke.error ?? removePlan.error ?? removeGrant.error ?? remove.error;
+  return { provision, revoke, removePlan, removeGrant, remove, failure };
+}
+
+/** Who they are and since when, whether revoked or suspended, with revoking and deleting them. */
+function EndUserFacts({
+  user,
+  onRevoke,
+  onDelete,
+}: {
+  user: EndUserDetail;
+  onRevoke: () => void;
+  onDelete: () => void;
+}) {
+  return (
+    <Panel>
+      <dl className="facts">
+        <dt>Name</dt>
+        <dd>{user.fullName || "—"}</dd>
+        <dt>Created</dt>
+        <dd>{when(user.createdAt)}</dd>
+        <dt>Last seen</dt>
+        <dd>{when(user.lastSeenAt)}</dd>
+        <dt>Revoked</dt>
+        <dd data-testid="revoked-at">{user.revokedAt ? when(user.revokedAt) : "no"}</dd>
+        <dt>Suspended by the directory</dt>
+        <dd data-testid="suspended-at">{user.suspendedAt ? when(user.suspendedAt) : "no"}</dd>
+      </dl>
+      <div className="row panel-footer">
+        {!user.revokedAt && (
+          <ConfirmButton
+            label="Revoke access"
+            title={`Revoke ${user.email}'s access?`}
+            description="They are signed out of every portal and can no longer sign in."
+            confirmLabel="Revoke access"
+            onConfirm={onRevoke}
+          />
+        )}
+        <ConfirmButton
+          label="Delete end user"
+          title={`Delete ${user.email}?`}
+          description="Their access, sessions and grants are removed; this cannot be undone."
+          confirmLabel="Delete for good"
+          onConfirm={onDelete}
+          needs="delete"
+        />
+      </div>
+    </Panel>
+  );
+}
+
+/** The plans they hold (each removable by admins), and adding one more. */
+function SubscriptionsPanel({
+  user,
+  plans,
+  assignable,
+  pending,
+  onAdd,
+  onRemove,
+}: {
+  user: EndUserDetail;
+  plans: ReturnType<typeof useTierPlans>;
+  assignable: ReturnType<typeof useTierPlans>["items"];
+  pending: boolean;
+  onAdd: (input: ProvisionEndUserInput) => void;
+  onRemove: ((tierPlanId: string) => void) | null;
+}) {
+  return (
+    <Panel title="Subscriptions">
+      <DataTable
+        label="Subscriptions table"
+        rows={user.subscriptions}
+        rowKey={(s) => s.id}
+        rowTestId="subscription-row"
+        empty="No plans: add one below."
+        cards
+        columns={subscriptionColumns(onRemove)}
+      />
+      {assignable.length > 0 && (
+        <AddPlanForm email={user.email} assignable={assignable} pending={pending} onAdd={onAdd}>
+          <LoadMore list={plans} />
+        </AddPlanForm>
+      )}
+    </Panel>
+  );
+}
+
+/** Their own grants, with where each came from and when it ends; granting an app to them. */
+function EndUserGrants({
+  grants,
+  mayRemove,
+  onRemove,
+  onGrant,
+}: {
+  grants: EndUserDetail["grants"];
+  mayRemove: boolean;
+  onRemove: (grantId: string) => void;
+  onGrant: (appId: string, deploymentId: string | undefined) => void;
+}) {
+  return (
+    <GrantsPanel
+      grants={grants}
+      empty="No per-user grants: grant an app below."
+      targetHeader="Target"
+      anyPortal="any"
+      more={[
+        { key: "source", header: "Source", cell: (grant) => <span className="muted">{grant.source}</span> },
+        {
+          key: "expires",
+          header: "Expires",
+          cell: (grant) => <span className="muted">{when(grant.expiresAt)}</span>,
+        },
+      ]}
+      actionsHeader={<span className="visually-hidden">Actions</span>}
+      cards
+      mayRemove={mayRemove}
+      onRemove={onRemove}
+      onGrant={onGrant}
+    />
   );
 }
 

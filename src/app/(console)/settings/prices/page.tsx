@@ -16,6 +16,7 @@ import {
   PageHeader,
   Panel,
   fieldProblem,
+  type Column,
   useZodForm,
   urlStatePage,
 } from "@/components/console";
@@ -27,6 +28,8 @@ import {
   turnCredits,
   type ModelPrice,
 } from "@/schemas/org/model-prices";
+import type { z } from "zod";
+import type { Model } from "@/schemas/org/model";
 
 /** The price form's fields of the API's input (the model is the one being priced). */
 const PriceFields = SetModelPriceInput.omit({ modelId: true });
@@ -82,92 +85,116 @@ function Prices() {
           rowTestId="model-price-row"
           cards
           empty="No models."
-          columns={[
-            {
-              key: "model",
-              header: "Model",
-              cell: (model) => (
-                <>
-                  {model.name}
-                  <div className="muted">
-                    <code>{model.id}</code>
-                  </div>
-                </>
-              ),
-              sortValue: (model) => model.id,
-            },
-            {
-              key: "provider",
-              header: "Provider",
-              cell: (model) => model.provider,
-              sortValue: (model) => model.provider,
-            },
-            {
-              key: "images",
-              header: "Reads images",
-              cell: (model) => (model.acceptsImages ? "Yes" : "No"),
-              sortValue: (model) => (model.acceptsImages ? 1 : 0),
-            },
-            {
-              key: "price",
-              header: "Per 1M tokens (in / out)",
-              nowrap: true,
-              cell: (model) => {
-                const price = priceOf.get(model.id);
-                return price
-                  ? `${price.inputCreditsPerMillion.toLocaleString("en-US")} / ${price.outputCreditsPerMillion.toLocaleString("en-US")}`
-                  : "Unpriced";
-              },
-            },
-            {
-              key: "minimum",
-              header: "Minimum",
-              nowrap: true,
-              cell: (model) => priceOf.get(model.id)?.minimumCredits ?? "—",
-            },
-            {
-              key: "turn",
-              header: "Typical turn",
-              nowrap: true,
-              cell: (model) => {
-                const price = priceOf.get(model.id);
-                return <span data-testid="typical-turn">{creditsText(price ? turnCredits(price) : 1)}</span>;
-              },
-              sortValue: (model) => {
-                const price = priceOf.get(model.id);
-                return price ? turnCredits(price) : 1;
-              },
-            },
-            {
-              key: "actions",
-              header: "Actions",
-              nowrap: true,
-              cell: (model) => (
-                <div className="row">
-                  <button
-                    type="button"
-                    onClick={() => router.replace(`/settings/prices?model=${encodeURIComponent(model.id)}`)}
-                    aria-label={`Price ${model.id}`}
-                  >
-                    <Pencil size={16} aria-hidden className="icon" />
-                    {priceOf.has(model.id) ? "Edit" : "Set price"}
-                  </button>
-                  {priceOf.has(model.id) && (
-                    <ConfirmButton
-                      label="Remove price"
-                      title={`Remove the price of ${model.id}?`}
-                      description="Runs that call only unpriced models cost 1 credit."
-                      confirmLabel="Remove price"
-                      onConfirm={() => remove.mutate({ modelId: model.id })}
-                    />
-                  )}
-                </div>
-              ),
-            },
-          ]}
+          columns={priceColumns(priceOf, {
+            onEdit: (modelId) => router.replace(`/settings/prices?model=${encodeURIComponent(modelId)}`),
+            onRemove: (modelId) => remove.mutate({ modelId }),
+          })}
         />
       </Panel>
     </>
+  );
+}
+
+/** The models table's columns: the model, its provider, whether it reads images, its price and a typical turn's, and actions. */
+function priceColumns(
+  priceOf: Map<string, ModelPrice>,
+  { onEdit, onRemove }: { onEdit: (modelId: string) => void; onRemove: (modelId: string) => void },
+): Column<z.infer<typeof Model>>[] {
+  return [
+    {
+      key: "model",
+      header: "Model",
+      cell: (model) => (
+        <>
+          {model.name}
+          <div className="muted">
+            <code>{model.id}</code>
+          </div>
+        </>
+      ),
+      sortValue: (model) => model.id,
+    },
+    {
+      key: "provider",
+      header: "Provider",
+      cell: (model) => model.provider,
+      sortValue: (model) => model.provider,
+    },
+    {
+      key: "images",
+      header: "Reads images",
+      cell: (model) => (model.acceptsImages ? "Yes" : "No"),
+      sortValue: (model) => (model.acceptsImages ? 1 : 0),
+    },
+    {
+      key: "price",
+      header: "Per 1M tokens (in / out)",
+      nowrap: true,
+      cell: (model) => {
+        const price = priceOf.get(model.id);
+        return price
+          ? `${price.inputCreditsPerMillion.toLocaleString("en-US")} / ${price.outputCreditsPerMillion.toLocaleString("en-US")}`
+          : "Unpriced";
+      },
+    },
+    {
+      key: "minimum",
+      header: "Minimum",
+      nowrap: true,
+      cell: (model) => priceOf.get(model.id)?.minimumCredits ?? "—",
+    },
+    {
+      key: "turn",
+      header: "Typical turn",
+      nowrap: true,
+      cell: (model) => {
+        const price = priceOf.get(model.id);
+        return <span data-testid="typical-turn">{creditsText(price ? turnCredits(price) : 1)}</span>;
+      },
+      sortValue: (model) => {
+        const price = priceOf.get(model.id);
+        return price ? turnCredits(price) : 1;
+      },
+    },
+    {
+      key: "actions",
+      header: "Actions",
+      nowrap: true,
+      cell: (model) => (
+        <PriceActions modelId={model.id} priced={priceOf.has(model.id)} onEdit={onEdit} onRemove={onRemove} />
+      ),
+    },
+  ];
+}
+
+/** Setting or editing a model's price, and removing it after a confirm. */
+function PriceActions({
+  modelId,
+  priced,
+  onEdit,
+  onRemove,
+}: {
+  modelId: string;
+  priced: boolean;
+  onEdit: (modelId: string) => void;
+  onRemove: (modelId: string) => void;
+}) {
+  return (
+    <div className="row">
+      <button type="button" onClick={() => onEdit(modelId)} aria-label={`Price ${modelId}`}>
+        <Pencil size={16} aria-hidden className="icon" />
+        {priced ? "Edit" : "Set price"}
+      </button>
+      {priced && (
+        <ConfirmButton
+          label="Remove price"
+          title={`Remove the price of ${modelId}?`}
+          description="Runs that call only unpriced models cost 1 credit."
+          confirmLabel="Remove price"
+          onConfirm={() => onRemove(modelId)}
+        />
+      )}
+    </div>
   );
 }
 
