@@ -120,7 +120,9 @@ async function streamTurn(base: string, key: string, appId: string, delays: numb
     }
     return error ?? (done ? null : "closed before done");
   } catch (caught) {
-    return (caught as Error).message;
+    // fetch says only "fetch failed"; what failed (a refused or reset connection, a timeout) is its cause.
+    const cause = (caught as Error & { cause?: Error & { code?: string } }).cause;
+    return cause ? `${(caught as Error).message}: ${cause.code ?? cause.message}` : (caught as Error).message;
   }
 }
 
