@@ -3,6 +3,10 @@
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { admin, screenshot, seriousA11yViolations, signedInDemo } from "./fixtures";
 
+// Its tests are independent and each is long: the two workers share them instead of one worker
+// taking the whole file.
+test.describe.configure({ mode: "parallel" });
+
 const VIEWPORTS = [
   { width: 1440, height: 900 },
   { width: 390, height: 844 },

@@ -8,6 +8,10 @@
 import { expect, test } from "@playwright/test";
 import { seriousA11yViolations } from "./fixtures";
 
+// Its tests are independent and each is long: the two workers share them instead of one worker
+// taking the whole file.
+test.describe.configure({ mode: "parallel" });
+
 /** Redoc's sections after the introduction and the first operations of Meta, Models and End users. */
 const REPEATED_OPERATIONS = ".api-content > div:nth-child(n+13)";
 

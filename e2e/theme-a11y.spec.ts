@@ -5,6 +5,10 @@
 import { expect, test, type Page } from "@playwright/test";
 import { api, latestSignInCode, provisionPortalUser, screenshot, seriousA11yViolations, signIn } from "./fixtures";
 
+// Its tests are independent and each is long: the two workers share them instead of one worker
+// taking the whole file.
+test.describe.configure({ mode: "parallel" });
+
 const VIEWPORTS = [
   { width: 1440, height: 900 },
   { width: 390, height: 844 },

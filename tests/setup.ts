@@ -1,10 +1,13 @@
-// Runs in each test file's process before the file's own imports: gives the file its own
-// database, copied from the migrated template, and points DATABASE_URL at it before any app
-// module reads the environment (src/env.ts caches on first call).
+// Runs before each test file's own imports: gives the file its own database, copied from the
+// migrated template, and points DATABASE_URL at it. A file of the "shared" project (vitest.config.ts)
+// runs in a worker process after other files, so the environment src/env.ts cached for the file
+// before is dropped, and its database client closed and forgotten at the end.
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, inject } from "vitest";
+import { provideEnv } from "@/env";
 import type { Db } from "@/server/db";
+import { endFile } from "./file-end";
 
 async function createFileDatabase(): Promise<string> {
   const adminUrl = inject("adminUrl");
@@ -31,7 +34,7 @@ async function createFileDatabase(): Promise<string> {
   return url.toString();
 }
 
-process.env.DATABASE_URL = await createFileDatabase();
+const databaseUrl = await createFileDatabase();
 // Hermetic defaults, whatever the shell running the tests has set.
 process.env.RATE_LIMIT_PER_MINUTE = "120"; // a test file may lower it at its top, before any request
 delete process.env.SESSION_TTL_HOURS;
@@ -40,11 +43,15 @@ delete process.env.SMTP_URL; // mail goes to the outbox unless a test starts its
 delete process.env.MAIL_FROM;
 delete process.env.METRICS_TOKEN;
 process.env.LOG_LEVEL = "silent"; // request log lines would drown the reporter; observability.test.ts reads them
+provideEnv({ DATABASE_URL: databaseUrl }); // sets it, and env() reads the environment afresh
 
 afterAll(async () => {
+  await endFile();
   // Close the file's shared client (src/server/db.ts keeps it on globalThis): Prisma and its pool.
   // Imported only then: a file that never opened the database does not load Prisma for this.
-  const db = (globalThis as { atriumDb?: Db }).atriumDb;
+  const global = globalThis as { atriumDb?: Db };
+  const db = global.atriumDb;
+  delete global.atriumDb;
   if (db) await (await import("@/server/db")).closeDb(db);
 });
 for (const name of [

@@ -1,15 +1,22 @@
 // Calls the SCIM door (`/scim/v2`) as an identity provider does: real HTTP requests to the
 // request listener `npm start` serves (its method gate and route table included), on a loopback
 // port opened on first use and closed when the test file ends.
-import { afterAll } from "vitest";
+import { onFileEnd } from "../file-end";
 import { issueKey, newOrganization, toApiResponse, type ApiResponse, type Tenant } from "../helpers";
 import { listenOnLoopback, type LoopbackServer } from "../loopback-server";
 
 let server: Promise<LoopbackServer> | undefined;
 
-afterAll(async () => {
-  if (server) (await server).close();
-});
+function loopback(): Promise<LoopbackServer> {
+  if (!server) {
+    const opened = (server = listenOnLoopback(0));
+    onFileEnd(async () => {
+      server = undefined;
+      (await opened).close();
+    });
+  }
+  return server;
+}
 
 export interface ScimOptions {
   key?: string;
@@ -23,7 +30,7 @@ export async function scim(method: string, path: string, options: ScimOptions = 
   if (options.key !== undefined) headers.set("authorization", `Bearer ${options.key}`);
   const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
   if (body !== undefined && !headers.has("content-type")) headers.set("content-type", "application/scim+json");
-  const { base } = await (server ??= listenOnLoopback(0));
+  const { base } = await loopback();
   return toApiResponse(await fetch(`${base}/scim/v2${path}`, { method, headers, body }));
 }
 
