@@ -162,6 +162,13 @@ export interface HttpServer {
   stop(): Promise<void>;
 }
 
+/**
+ * Connections the kernel holds for this process before it accepts them (capped by the kernel's
+ * net.core.somaxconn). Node's default, 511, dropped connections when thousands of chat streams
+ * opened within seconds: their clients' connects timed out or were reset.
+ */
+const LISTEN_BACKLOG = 4096;
+
 /** Listens on `port`, then starts this process's indexing worker. */
 export async function serve(options: { port: number; trustProxy: number }): Promise<HttpServer> {
   if (await startTracing()) logger().info("Tracing: spans are exported over OTLP");
@@ -182,7 +189,7 @@ export async function serve(options: { port: number; trustProxy: number }): Prom
   await new Promise<void>((resolve, reject) => {
     const failed = (error: NodeJS.ErrnoException) => reject(listenFailure(error, options.port));
     server.once("error", failed);
-    server.listen(options.port, () => {
+    server.listen({ port: options.port, backlog: LISTEN_BACKLOG }, () => {
       server.off("error", failed);
       resolve();
     });
