@@ -123,6 +123,8 @@ export function spawnBenchServer(
     stdio: ["ignore", "ignore", "inherit"],
     env: {
       ...process.env,
+      // glibc's allocator arenas, as `npm start` sets them.
+      MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2",
       NODE_ENV: "production",
       NEXT_TELEMETRY_DISABLED: "1",
       PORT: String(server.port),
