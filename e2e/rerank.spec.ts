@@ -86,8 +86,9 @@ for (const viewport of VIEWPORTS) {
       fake.hang(true);
       try {
         await ask("car wash");
+        // The wait as measured: the 2 s bound, a little more on a busy machine (2.1 s).
         await expect(page.getByTestId("retrieval-rerank")).toHaveText(
-          "Not reranked: local/rank-chat timed out after 2 s; the order above is the ranking's.",
+          /^Not reranked: local\/rank-chat timed out after 2(\.\d)? s; the order above is the ranking's\.$/,
           { timeout: 10_000 },
         );
         await expect(page.getByTestId("retrieved-passages").locator("li").first()).toContainText("Car wash");
