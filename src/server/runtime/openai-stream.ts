@@ -43,6 +43,24 @@ function refusalMessage(body: string, statusText: string): string {
   return statusText;
 }
 
+/** A refusal's body is read up to this many bytes: the message is near its start, and a provider may send any size. */
+export const MAX_REFUSAL_BODY_BYTES = 64 * 1024;
+
+async function boundedText(response: Response): Promise<string> {
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const pieces: Uint8Array[] = [];
+  let size = 0;
+  while (size < MAX_REFUSAL_BODY_BYTES) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    pieces.push(value);
+    size += value.byteLength;
+  }
+  void reader.cancel().catch(() => undefined);
+  return Buffer.concat(pieces).subarray(0, MAX_REFUSAL_BODY_BYTES).toString("utf8");
+}
+
 /** Sends the request; once the provider answers 200, its stream's parts, the last a `finish`. */
 export async function openAICompatibleParts(request: ChatCompletionRequest): Promise<AsyncIterable<PlainPart>> {
   const url = `${request.baseURL.replace(/\/$/, "")}/chat/completions`;
@@ -63,7 +81,7 @@ export async function openAICompatibleParts(request: ChatCompletionRequest): Pro
     signal: request.signal,
   });
   if (!response.ok || !response.body) {
-    const text = await response.text();
+    const text = await boundedText(response);
     throw new APICallError({
       message: refusalMessage(text, response.statusText),
       url,

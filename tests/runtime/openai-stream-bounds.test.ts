@@ -1,0 +1,25 @@
+// A provider's refusal is read only up to a bound: a 10 MB error body neither fills the server's
+// memory nor reaches the recorded error whole.
+import { APICallError } from "@ai-sdk/provider";
+import { describe, expect, it } from "vitest";
+import { MAX_REFUSAL_BODY_BYTES, openAICompatibleParts } from "@/server/runtime/openai-stream";
+
+describe("an OpenAI-compatible provider's refusal", () => {
+  it("is read up to its bound, keeping the status and the start of the body", async () => {
+    const huge = `{"error":{"message":"overloaded"}}${" ".repeat(10 * 1024 * 1024)}`;
+    const refusal = await openAICompatibleParts({
+      baseURL: "http://provider.invalid/v1",
+      fetch: async () => new Response(huge, { status: 503, statusText: "Service Unavailable" }),
+      modelId: "m",
+      system: "",
+      turns: [{ role: "user", content: "Hello" }],
+      signal: new AbortController().signal,
+    }).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(APICallError);
+    const error = refusal as APICallError;
+    expect(error.statusCode).toBe(503);
+    expect(error.isRetryable).toBe(true);
+    expect(error.responseBody!.length).toBeLessThanOrEqual(MAX_REFUSAL_BODY_BYTES);
+    expect(error.responseBody!.startsWith('{"error":{"message":"overloaded"}}')).toBe(true);
+  });
+});
