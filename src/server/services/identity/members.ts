@@ -85,7 +85,10 @@ export async function admitMember(
   member: { userId: string; role: Role; passwordHash: string | null },
 ) {
   if (former)
-    await tx.apiKey.updateMany({ where: { memberId: former.id, revokedAt: null }, data: { revokedAt: new Date() } });
+    await tx.apiKey.updateMany({
+      where: { organizationId, memberId: former.id, revokedAt: null },
+      data: { revokedAt: new Date() },
+    });
   return former
     ? tx.member.update({
         where: { id: former.id, organizationId },
