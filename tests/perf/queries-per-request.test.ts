@@ -274,6 +274,46 @@ describe("the events of many runs", () => {
     expect(results.map((result) => result.status)).toEqual(["rejected", "fulfilled"]);
     expect(await storedOf(runIds[2]!)).toEqual(["1:a", "2:b", "3:c"]);
   });
+
+  it("wait while two statements store, then go together in the next one", async () => {
+    const server = serverProcess();
+    const tenant = await newOrganization();
+    const runIds = Array.from({ length: 5 }, () => crypto.randomUUID());
+    await getDb().conversationRun.createMany({
+      data: runIds.map((id) => ({
+        id,
+        organizationId: tenant.organization.id,
+        appId: crypto.randomUUID(),
+        conversationId: crypto.randomUUID(),
+        door: "api",
+        status: "running",
+      })),
+    });
+    const store = (runId: string) =>
+      storeRunEvents(server.db, { runId, first: 0, events: ["delta"], data: [JSON.stringify({ text: runId })] });
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+    const statements = await server.statementsOf(async () => {
+      // Each of the first two turns starts a statement; the three batches asked for in the next
+      // turns, while those two run, go in one.
+      const stores = [store(runIds[0]!)];
+      await nextTurn();
+      stores.push(store(runIds[1]!));
+      await nextTurn();
+      stores.push(store(runIds[2]!), store(runIds[3]!));
+      await nextTurn();
+      stores.push(store(runIds[4]!));
+      await Promise.all(stores);
+    });
+    // Sorted: a statement that waits for a new connection is sent after one that found an idle one.
+    expect(statements.sort()).toEqual([
+      "atrium_store_run_events",
+      "atrium_store_run_events",
+      "atrium_store_runs_events",
+    ]);
+    const stored = await getDb().conversationRunEvent.findMany({ where: { runId: { in: runIds } } });
+    expect(stored.map((row) => `${row.runId}:${row.seq}`).sort()).toEqual(runIds.map((id) => `${id}:1`).sort());
+  });
 });
 
 describe("what a process keeps is dropped by the change's commit, in every process", () => {

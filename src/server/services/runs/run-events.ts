@@ -42,44 +42,67 @@ function storeAlone(db: Db, batch: EventBatch) {
 }
 
 /**
- * The batches of every run of the process asked for in the same turn of the event loop, in one
- * statement (issue 53: a thousand streams trickling tokens were a thousand statements a tick
- * through a pool of ten). A batch already stored (a retry after a commit whose answer was lost)
+ * The batches of every run of the process that wait for a store go in one statement (issue 53: a
+ * thousand streams trickling tokens were a thousand statements a tick through a pool of ten). At
+ * most STORES_IN_FLIGHT such statements run at once; batches asked for meanwhile wait and go
+ * together in the next (a group commit), so under load each statement carries more and the pool
+ * stays free for requests. A batch already stored (a retry after a commit whose answer was lost)
  * is skipped; if the statement fails, each batch is stored alone, so one run's failure (its run
- * deleted meanwhile) never costs another run its events.
+ * deleted meanwhile) never costs another run its events. It answers one row (a count), not a row
+ * per notification for the driver to read.
  */
 const STORE_SQL = `with stored as (
     insert into conversation_run_events (run_id, seq, event, data)
     select * from unnest($1::uuid[], $2::int[], $3::text[], $4::text[])
     on conflict (run_id, seq) do nothing
   )
-  select pg_notify($5, p) from unnest($6::text[]) as p`;
-/** The most batches one statement stores: a larger burst goes in several. */
-const STORE_BATCHES = 200;
+  select count(pg_notify($5, p)) from unnest($6::text[]) as p`;
+/** The most batches one statement stores: a larger backlog goes in several. */
+const STORE_BATCHES = 1000;
+/** The most store statements running at once, per database client. */
+const STORES_IN_FLIGHT = 2;
 
 interface StoreRequest {
   batch: EventBatch;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
-const storing = new WeakMap<Db, StoreRequest[]>();
+interface StoreQueue {
+  waiting: StoreRequest[];
+  running: number;
+  scheduled: boolean;
+}
+const storing = new WeakMap<Db, StoreQueue>();
 
 export function storeRunEvents(db: Db, batch: EventBatch): Promise<void> {
   return new Promise((resolve, reject) => {
-    const request: StoreRequest = { batch, resolve, reject };
-    const queue = storing.get(db);
-    if (queue && queue.length < STORE_BATCHES) {
-      queue.push(request);
-      return;
+    let queue = storing.get(db);
+    if (!queue) {
+      queue = { waiting: [], running: 0, scheduled: false };
+      storing.set(db, queue);
     }
-    const requests = [request];
-    storing.set(db, requests);
-    setImmediate(() => void sendStores(db, requests));
+    queue.waiting.push({ batch, resolve, reject });
+    scheduleStores(db, queue);
+  });
+}
+
+/** Sends what waits at the end of this turn of the event loop, if a statement may start. */
+function scheduleStores(db: Db, queue: StoreQueue): void {
+  if (queue.scheduled || queue.running >= STORES_IN_FLIGHT || queue.waiting.length === 0) return;
+  queue.scheduled = true;
+  setImmediate(() => {
+    queue.scheduled = false;
+    while (queue.running < STORES_IN_FLIGHT && queue.waiting.length > 0) {
+      queue.running++;
+      void sendStores(db, queue.waiting.splice(0, STORE_BATCHES)).finally(() => {
+        queue.running--;
+        scheduleStores(db, queue);
+      });
+    }
   });
 }
 
 async function sendStores(db: Db, requests: StoreRequest[]): Promise<void> {
-  if (storing.get(db) === requests) storing.delete(db);
   const alone = ({ batch, resolve, reject }: StoreRequest) => storeAlone(db, batch).then(resolve, reject);
   if (requests.length === 1) return alone(requests[0]!);
   const rows = { runIds: [] as string[], seqs: [] as number[], events: [] as string[], data: [] as string[] };
