@@ -54,6 +54,7 @@ export const ISOLATED_TEST_FILES = [
   "tests/runtime/provider.test.ts",
   "tests/runtime/reservations.test.ts",
   "tests/runtime/resume.test.ts",
+  "tests/runtime/stream-coalescing.test.ts",
   "tests/runtime/stream.test.ts",
   "tests/runtime/supervisor-tools.test.ts",
   "tests/runtime/test-run-leases.test.ts",

@@ -107,10 +107,17 @@ async function* readParts(body: ReadableStream<Uint8Array>): AsyncGenerator<Plai
       const { done, value } = await reader.read();
       if (done) break;
       parser.feed(decoder.decode(value, { stream: true }));
-      for (const data of events.splice(0)) {
+      // The text of every event one read brought goes on as one piece: a reader that fell behind
+      // catches up in one step, not one per token (issue 53).
+      let text = "";
+      let failure: Error | undefined;
+      for (const data of events) {
         if (data === "[DONE]") continue;
         const chunk = JSON.parse(data) as CompletionChunk;
-        if (chunk.error) throw new Error(chunk.error.message ?? "The provider reported an error mid-stream.");
+        if (chunk.error) {
+          failure = new Error(chunk.error.message ?? "The provider reported an error mid-stream.");
+          break;
+        }
         if (chunk.usage) {
           usage = {
             inputTokens: chunk.usage.prompt_tokens ?? undefined,
@@ -119,9 +126,12 @@ async function* readParts(body: ReadableStream<Uint8Array>): AsyncGenerator<Plai
         }
         const choice = chunk.choices?.[0];
         if (choice?.finish_reason) finishReason = choice.finish_reason;
-        const text = choice?.delta?.content;
-        if (typeof text === "string" && text.length > 0) yield { type: "text", text };
+        const content = choice?.delta?.content;
+        if (typeof content === "string") text += content;
       }
+      events.length = 0;
+      if (text.length > 0) yield { type: "text", text };
+      if (failure) throw failure;
     }
   } finally {
     // A consumer that stops early, or a failure, hangs up on the provider.
