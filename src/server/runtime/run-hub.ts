@@ -129,6 +129,9 @@ export function watchRun(db: Db, runId: string): RunWatch {
   let resolve: ((woken: boolean) => void) | null = null;
   let handed: StoredEvent[] = [];
   let unknown = false;
+  // One timer for every wait, re-armed rather than made anew: a stream waits once per batch.
+  let timer: NodeJS.Timeout | null = null;
+  let timerMs = 0;
   const wake: Wake = (stored) => {
     if (!stored || unknown || handed.length + stored.length > HANDED_EVENTS) {
       unknown = true;
@@ -148,14 +151,17 @@ export function watchRun(db: Db, runId: string): RunWatch {
         return Promise.resolve(true);
       }
       return new Promise<boolean>((done) => {
-        const timer = setTimeout(() => finish(false), ms);
-        const finish = (value: boolean) => {
-          clearTimeout(timer);
+        resolve = (value: boolean) => {
           resolve = null;
           woken = false;
           done(value);
         };
-        resolve = finish;
+        if (timer && timerMs === ms) timer.refresh();
+        else {
+          if (timer) clearTimeout(timer);
+          timerMs = ms;
+          timer = setTimeout(() => resolve?.(false), ms);
+        }
       });
     },
     take(after) {
@@ -167,6 +173,7 @@ export function watchRun(db: Db, runId: string): RunWatch {
       return fresh;
     },
     close() {
+      if (timer) clearTimeout(timer);
       resolve?.(false);
       set.delete(wake);
       if (set.size === 0) hub.readers.delete(runId);
