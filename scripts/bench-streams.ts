@@ -80,6 +80,8 @@ interface Round {
   rssPeakMb: number[];
   kbPerStream: number;
   cpuSecondsPerSecond: number[];
+  /** The servers' CPU time over the round per token their clients received (each token a stamp, however many a delta carries). */
+  cpuUsPerToken: number;
   connectionsOpen: number;
   connectionsBusy: number;
 }
@@ -176,6 +178,7 @@ async function round(
   await Promise.all([...turns, plateau]);
   clearInterval(sampler);
   const seconds = (Date.now() - started) / 1000;
+  const cpuSeconds = servers.map((server, i) => treeCpuSeconds(server.pid) - cpuBefore[i]!);
   const sorted = delays.sort((a, b) => a - b);
   const grown = rssPeakMb.reduce((sum, peak, i) => sum + (peak - rssAtRestMb[i]!), 0);
   const counts = failures.reduce((all, f) => all.set(f, (all.get(f) ?? 0) + 1), new Map<string, number>());
@@ -191,7 +194,8 @@ async function round(
     rssAtRestMb,
     rssPeakMb,
     kbPerStream: (grown * 1024) / streams,
-    cpuSecondsPerSecond: servers.map((server, i) => (treeCpuSeconds(server.pid) - cpuBefore[i]!) / seconds),
+    cpuSecondsPerSecond: cpuSeconds.map((cpu) => cpu / seconds),
+    cpuUsPerToken: (cpuSeconds.reduce((sum, cpu) => sum + cpu, 0) * 1e6) / Math.max(1, sorted.length),
     connectionsOpen: Math.max(0, ...samples.map((sample) => sample.open)),
     connectionsBusy: Math.max(0, ...samples.map((sample) => sample.busy)),
   };
@@ -263,7 +267,7 @@ export async function streamsBench(): Promise<void> {
           `${streams} streams on ${processes} process(es): ${result.completed} completed, ${result.failed} failed${result.failures.length ? ` (${result.failures.join("; ")})` : ""}; ` +
             `event delay p50 ${result.delayP50Ms} ms, p99 ${result.delayP99Ms} ms over ${result.events} events; ` +
             `RSS at rest ${result.rssAtRestMb.map((mb) => mb.toFixed(0)).join("/")} MB, peak ${result.rssPeakMb.map((mb) => mb.toFixed(0)).join("/")} MB, ${result.kbPerStream.toFixed(0)} KB a stream; ` +
-            `CPU ${result.cpuSecondsPerSecond.map((cpu) => `${(cpu * 100).toFixed(0)}%`).join("/")} of a core; ` +
+            `CPU ${result.cpuSecondsPerSecond.map((cpu) => `${(cpu * 100).toFixed(0)}%`).join("/")} of a core, ${result.cpuUsPerToken.toFixed(0)} µs a token; ` +
             `database connections open ${result.connectionsOpen}, busy ${result.connectionsBusy} (max while the streams wait)`,
         );
       }
@@ -273,12 +277,12 @@ export async function streamsBench(): Promise<void> {
       }
     }
     console.log(
-      "\n| Streams | Processes | Failed | Delay p50 / p99 | RSS peak | Per stream | CPU | DB connections open / busy |",
+      "\n| Streams | Processes | Failed | Delay p50 / p99 | RSS peak | Per stream | CPU | CPU a token | DB connections open / busy |",
     );
-    console.log("|---:|---:|---:|---|---|---:|---|---|");
+    console.log("|---:|---:|---:|---|---|---:|---|---:|---|");
     for (const r of results) {
       console.log(
-        `| ${r.streams} | ${r.processes} | ${r.failed} | ${r.delayP50Ms} / ${r.delayP99Ms} ms | ${r.rssPeakMb.map((mb) => mb.toFixed(0)).join(" + ")} MB | ${r.kbPerStream.toFixed(0)} KB | ${r.cpuSecondsPerSecond.map((cpu) => `${(cpu * 100).toFixed(0)}%`).join(" + ")} | ${r.connectionsOpen} / ${r.connectionsBusy} |`,
+        `| ${r.streams} | ${r.processes} | ${r.failed} | ${r.delayP50Ms} / ${r.delayP99Ms} ms | ${r.rssPeakMb.map((mb) => mb.toFixed(0)).join(" + ")} MB | ${r.kbPerStream.toFixed(0)} KB | ${r.cpuSecondsPerSecond.map((cpu) => `${(cpu * 100).toFixed(0)}%`).join(" + ")} | ${r.cpuUsPerToken.toFixed(0)} µs | ${r.connectionsOpen} / ${r.connectionsBusy} |`,
       );
     }
     const goal = results.find((r) => r.streams === 2000 && r.processes === 1);
