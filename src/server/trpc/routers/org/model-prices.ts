@@ -1,4 +1,3 @@
-import { z } from "zod";
 import {
   ListModelPricesOutput,
   ModelPriceIdInput,
@@ -7,8 +6,10 @@ import {
 } from "@/schemas/org/model-prices";
 import { deleteModelPrice, listModelPrices, setModelPrice } from "@/server/services/org/model-prices";
 import { router, scopedProcedure } from "../../init";
+import { restProcedures } from "../../service-procedures";
 
 const tags = ["Model prices"];
+const rest = restProcedures("Model prices");
 
 export const modelPricesRouter = router({
   list: scopedProcedure(listModelPrices.requirement)
@@ -40,22 +41,11 @@ export const modelPricesRouter = router({
     .output(ModelPriceOutput)
     .mutation(async ({ ctx, input }) => ({ modelPrice: await setModelPrice(ctx.db, ctx.actor, input) })),
 
-  delete: scopedProcedure(deleteModelPrice.requirement)
-    .meta({
-      openapi: {
-        method: "DELETE",
-        path: "/model-prices/{modelId}",
-        tags,
-        summary: "Remove a model's price",
-        description: "Its runs cost the flat price again.",
-      },
-      errors: ["not_found"],
-      successStatus: 204,
-    })
-    .input(ModelPriceIdInput)
-    .output(z.void())
-    .mutation(async ({ ctx, input }) => {
-      await deleteModelPrice(ctx.db, ctx.actor, input);
-      ctx.response.status = 204;
-    }),
+  delete: rest.remove(deleteModelPrice, {
+    path: "/model-prices/{modelId}",
+    summary: "Remove a model's price",
+    description: "Its runs cost the flat price again.",
+    errors: ["not_found"],
+    input: ModelPriceIdInput,
+  }),
 });
