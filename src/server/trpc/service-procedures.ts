@@ -103,47 +103,29 @@ export function restProcedures(tag: string) {
   };
 }
 
+/** A service a member calls with the output of schema `I`, answering the input of schema `O`. */
+type MemberService<I, O extends z.ZodType> = Service<MemberActor, InputOf<I>, z.input<O>>;
+type InputOf<I> = I extends z.ZodType ? z.output<I> : void;
+
+/** The resolver calling `service` with the member and the checked input. */
+function memberResolver<I, O extends z.ZodType>(service: MemberService<I, O>) {
+  return calling(service, async ({ ctx, input }: { ctx: { db: Db; actor: MemberActor }; input: unknown }) =>
+    answer<O>(await service(ctx.db, ctx.actor, input as InputOf<I>)),
+  );
+}
+
 /** Console-only procedures (no REST path) for a signed-in member, through memberProcedure. */
 export const memberCalls = {
-  query<O extends z.ZodType>(service: Service<MemberActor, void, z.input<O>>, output: O) {
-    return memberProcedure(service.requirement)
-      .output(output)
-      .query(calling(service, async ({ ctx }) => answer<O>(await service(ctx.db, ctx.actor))));
+  query<O extends z.ZodType>(service: MemberService<void, O>, output: O) {
+    return memberProcedure(service.requirement).output(output).query(memberResolver<void, O>(service));
   },
-
-  queryWith<I extends z.ZodType, O extends z.ZodType>(
-    service: Service<MemberActor, z.output<I>, z.input<O>>,
-    input: I,
-    output: O,
-  ) {
-    return memberProcedure(service.requirement)
-      .input(input)
-      .output(output)
-      .query(
-        calling(service, async ({ ctx, input: value }) =>
-          answer<O>(await service(ctx.db, ctx.actor, value as z.output<I>)),
-        ),
-      );
+  queryWith<I extends z.ZodType, O extends z.ZodType>(service: MemberService<I, O>, input: I, output: O) {
+    return memberProcedure(service.requirement).input(input).output(output).query(memberResolver<I, O>(service));
   },
-
-  mutation<O extends z.ZodType>(service: Service<MemberActor, void, z.input<O>>, output: O) {
-    return memberProcedure(service.requirement)
-      .output(output)
-      .mutation(calling(service, async ({ ctx }) => answer<O>(await service(ctx.db, ctx.actor))));
+  mutation<O extends z.ZodType>(service: MemberService<void, O>, output: O) {
+    return memberProcedure(service.requirement).output(output).mutation(memberResolver<void, O>(service));
   },
-
-  mutationWith<I extends z.ZodType, O extends z.ZodType>(
-    service: Service<MemberActor, z.output<I>, z.input<O>>,
-    input: I,
-    output: O,
-  ) {
-    return memberProcedure(service.requirement)
-      .input(input)
-      .output(output)
-      .mutation(
-        calling(service, async ({ ctx, input: value }) =>
-          answer<O>(await service(ctx.db, ctx.actor, value as z.output<I>)),
-        ),
-      );
+  mutationWith<I extends z.ZodType, O extends z.ZodType>(service: MemberService<I, O>, input: I, output: O) {
+    return memberProcedure(service.requirement).input(input).output(output).mutation(memberResolver<I, O>(service));
   },
 };
