@@ -41,6 +41,11 @@ import { previewDraft } from "@/server/services/builder/draft-preview";
 import { getTestSuite, saveTestSuite } from "@/server/services/builder/test-suites";
 import { transact } from "@/server/services/runs/transactions";
 import { memberProcedure, router, scopedProcedure } from "../../init";
+import { restProcedures } from "../../service-procedures";
+
+const appsRest = restProcedures("Apps");
+const filesRest = restProcedures("Files");
+const executionsRest = restProcedures("Executions");
 
 function testProcedures(kind: BuilderKind, plural: "agents" | "flows" | "apps") {
   const tags = [plural[0]!.toUpperCase() + plural.slice(1)];
@@ -91,22 +96,16 @@ function testProcedures(kind: BuilderKind, plural: "agents" | "flows" | "apps") 
 }
 
 export const runtimeRouter = router({
-  conversationFeedback: scopedProcedure(setMessageFeedback.requirement)
-    .meta({
-      openapi: {
-        method: "POST",
-        path: "/apps/{appId}/conversation/messages/{messageId}/feedback",
-        tags: ["Apps"],
-        summary: "Rate a reply",
-        description:
-          "Thumbs up or down on an assistant message of a conversation, with an optional reason; `rating: null` clears it. Stored on the execution that produced the reply (its `feedback`; `GET /executions?feedback=`). A message of a conversation the caller may not read is `not_found`.",
-      },
-      door: "apps",
-      errors: ["not_found"],
-    })
-    .input(MessageFeedbackInput)
-    .output(MessageFeedbackOutput)
-    .mutation(({ ctx, input }) => setMessageFeedback(ctx.db, ctx.actor, input)),
+  conversationFeedback: appsRest.mutation("POST", setMessageFeedback, {
+    path: "/apps/{appId}/conversation/messages/{messageId}/feedback",
+    summary: "Rate a reply",
+    description:
+      "Thumbs up or down on an assistant message of a conversation, with an optional reason; `rating: null` clears it. Stored on the execution that produced the reply (its `feedback`; `GET /executions?feedback=`). A message of a conversation the caller may not read is `not_found`.",
+    door: "apps",
+    errors: ["not_found"],
+    input: MessageFeedbackInput,
+    output: MessageFeedbackOutput,
+  }),
   uploadFile: scopedProcedure(uploadFiles.requirement)
     .meta({
       openapi: {
@@ -126,21 +125,15 @@ export const runtimeRouter = router({
     .mutation(async ({ ctx, input }) => ({
       file: (await uploadFiles(ctx.db, ctx.actor, { ...input, files: [] })).files[0]!,
     })),
-  getFile: scopedProcedure(getFile.requirement)
-    .meta({
-      openapi: {
-        method: "GET",
-        path: "/files/{fileId}",
-        tags: ["Files"],
-        summary: "An attached file's details",
-        description:
-          "Read by the file's owner (the end user it belongs to, the member or key that uploaded it) and the organization's admins (and organization keys); anyone else, another end user and another organization get `not_found`.",
-      },
-      errors: ["not_found"],
-    })
-    .input(FileIdInput)
-    .output(FileOutput)
-    .query(({ ctx, input }) => getFile(ctx.db, ctx.actor, input)),
+  getFile: filesRest.query(getFile, {
+    path: "/files/{fileId}",
+    summary: "An attached file's details",
+    description:
+      "Read by the file's owner (the end user it belongs to, the member or key that uploaded it) and the organization's admins (and organization keys); anyone else, another end user and another organization get `not_found`.",
+    errors: ["not_found"],
+    input: FileIdInput,
+    output: FileOutput,
+  }),
   /** Served by src/server/adapters/download.ts, which answers the bytes; the procedure documents it. */
   getFileContent: scopedProcedure(getFileContent.requirement)
     .meta({
@@ -299,20 +292,14 @@ export const runtimeRouter = router({
   flowTests: router(testProcedures("flow", "flows")),
   appTests: router(testProcedures("app", "apps")),
 
-  executions: scopedProcedure(listExecutions.requirement)
-    .meta({
-      openapi: {
-        method: "GET",
-        path: "/executions",
-        tags: ["Executions"],
-        summary: "List runs with their trace, latency and credits",
-        description:
-          "Filter by `itemId`, by `endUserId` (runs for an end user, in a portal or over the API on their behalf), by `portalId` or by `status`; `outcome=failure` lists the runs GET /usage counts as `failures` (`failed` or `output_invalid`). Runs refused before they ran are not executions (nothing ran): GET /usage/refusals lists them. Oldest first; `order=newest` for the latest first.",
-      },
-    })
-    .input(ListExecutionsInput)
-    .output(ListExecutionsOutput)
-    .query(({ ctx, input }) => listExecutions(ctx.db, ctx.actor, input)),
+  executions: executionsRest.query(listExecutions, {
+    path: "/executions",
+    summary: "List runs with their trace, latency and credits",
+    description:
+      "Filter by `itemId`, by `endUserId` (runs for an end user, in a portal or over the API on their behalf), by `portalId` or by `status`; `outcome=failure` lists the runs GET /usage counts as `failures` (`failed` or `output_invalid`). Runs refused before they ran are not executions (nothing ran): GET /usage/refusals lists them. Oldest first; `order=newest` for the latest first.",
+    input: ListExecutionsInput,
+    output: ListExecutionsOutput,
+  }),
 
   execution: scopedProcedure(getExecution.requirement)
     .meta({
@@ -338,21 +325,15 @@ export const runtimeRouter = router({
     .output(ListApprovalsOutput)
     .query(({ ctx }) => listPendingApprovals(ctx.db, ctx.actor)),
 
-  approval: scopedProcedure(getApproval.requirement)
-    .meta({
-      openapi: {
-        method: "GET",
-        path: "/executions/{executionId}/approval",
-        tags: ["Executions"],
-        summary: "A run's approval, with what it wants to do and why",
-        description:
-          "The approval node's message, the run's input, the paused flow's inputs, variables and the outputs of the nodes before it, and the decision once taken.",
-      },
-      errors: ["not_found"],
-    })
-    .input(z.strictObject({ executionId: Uuid }))
-    .output(ApprovalDetail)
-    .query(({ ctx, input }) => getApproval(ctx.db, ctx.actor, input)),
+  approval: executionsRest.query(getApproval, {
+    path: "/executions/{executionId}/approval",
+    summary: "A run's approval, with what it wants to do and why",
+    description:
+      "The approval node's message, the run's input, the paused flow's inputs, variables and the outputs of the nodes before it, and the decision once taken.",
+    errors: ["not_found"],
+    input: z.strictObject({ executionId: Uuid }),
+    output: ApprovalDetail,
+  }),
 
   decideApproval: scopedProcedure(decideApproval.requirement)
     .meta({
