@@ -32,6 +32,17 @@ function calling<R extends object>(service: { name: string }, resolver: R): R {
 
 type Service<A, I, O> = ((db: Db, actor: A, input: I) => Promise<O>) & { readonly requirement: DeclaredRequirement };
 
+/** `service` answering `{ [field]: its result }`, as the API wraps a single resource; the same requirement and name. */
+export function answeringAs<K extends string, A, I, R>(
+  field: K,
+  service: Service<A, I, R>,
+): Service<A, I, { [P in K]: R }> {
+  const wrapped = async (db: Db, actor: A, input: I) =>
+    ({ [field]: await service(db, actor, input) }) as { [P in K]: R };
+  Object.defineProperty(wrapped, "name", { value: service.name });
+  return Object.assign(wrapped, { requirement: service.requirement });
+}
+
 /** What the REST door and the OpenAPI document read, besides the tag and the schemas. */
 export type RestSpec<I extends z.ZodType, O extends z.ZodType> = Omit<Meta, "openapi" | "auth"> & {
   path: `/${string}`;

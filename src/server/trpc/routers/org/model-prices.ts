@@ -6,7 +6,7 @@ import {
 } from "@/schemas/org/model-prices";
 import { deleteModelPrice, listModelPrices, setModelPrice } from "@/server/services/org/model-prices";
 import { router, scopedProcedure } from "../../init";
-import { restProcedures } from "../../service-procedures";
+import { answeringAs, restProcedures } from "../../service-procedures";
 
 const tags = ["Model prices"];
 const rest = restProcedures("Model prices");
@@ -26,20 +26,14 @@ export const modelPricesRouter = router({
     .output(ListModelPricesOutput)
     .query(({ ctx }) => listModelPrices(ctx.db, ctx.actor)),
 
-  set: scopedProcedure(setModelPrice.requirement)
-    .meta({
-      openapi: {
-        method: "PUT",
-        path: "/model-prices/{modelId}",
-        tags,
-        summary: "Price a model",
-        description: "Creates or replaces it. URL-encode the `/` of a model id (`acme%2Fgpt-4o`).",
-      },
-      errors: ["invalid_model"],
-    })
-    .input(SetModelPriceInput)
-    .output(ModelPriceOutput)
-    .mutation(async ({ ctx, input }) => ({ modelPrice: await setModelPrice(ctx.db, ctx.actor, input) })),
+  set: rest.mutation("PUT", answeringAs("modelPrice", setModelPrice), {
+    path: "/model-prices/{modelId}",
+    summary: "Price a model",
+    description: "Creates or replaces it. URL-encode the `/` of a model id (`acme%2Fgpt-4o`).",
+    errors: ["invalid_model"],
+    input: SetModelPriceInput,
+    output: ModelPriceOutput,
+  }),
 
   delete: rest.remove(deleteModelPrice, {
     path: "/model-prices/{modelId}",

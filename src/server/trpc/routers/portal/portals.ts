@@ -30,7 +30,7 @@ import {
   updatePortal,
 } from "@/server/services/portal/portals";
 import { router, scopedProcedure } from "../../init";
-import { restProcedures } from "../../service-procedures";
+import { answeringAs, restProcedures } from "../../service-procedures";
 
 const tags = ["Portals"];
 const rest = restProcedures("Portals");
@@ -68,21 +68,15 @@ export const portalsRouter = router({
     .output(PortalDetailOutput)
     .query(async ({ ctx, input }) => ({ portal: await getPortal(ctx.db, ctx.actor, input) })),
 
-  update: scopedProcedure(updatePortal.requirement)
-    .meta({
-      openapi: {
-        method: "PATCH",
-        path: "/portals/{id}",
-        tags,
-        summary: "Change a portal's name, slug, greeting, look, featured apps, default language or embedding",
-        description:
-          "Only the fields passed change; `logoUrl`, `accentColor` and `provisionPlanId` take `null` to clear. `embed.allowedOrigins` replaces the list (origins only, at most 20). A slug another portal has → 409 `conflict`.",
-      },
-      errors: ["not_found", "conflict"],
-    })
-    .input(UpdatePortalInput)
-    .output(PortalDetailOutput)
-    .mutation(async ({ ctx, input }) => ({ portal: await updatePortal(ctx.db, ctx.actor, input) })),
+  update: rest.mutation("PATCH", answeringAs("portal", updatePortal), {
+    path: "/portals/{id}",
+    summary: "Change a portal's name, slug, greeting, look, featured apps, default language or embedding",
+    description:
+      "Only the fields passed change; `logoUrl`, `accentColor` and `provisionPlanId` take `null` to clear. `embed.allowedOrigins` replaces the list (origins only, at most 20). A slug another portal has → 409 `conflict`.",
+    errors: ["not_found", "conflict"],
+    input: UpdatePortalInput,
+    output: PortalDetailOutput,
+  }),
 
   rotateEmbedSecret: rest.mutation("POST", rotateEmbedSecret, {
     path: "/portals/{id}/embed-secret",

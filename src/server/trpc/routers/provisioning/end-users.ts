@@ -48,7 +48,7 @@ import {
 } from "@/schemas/provisioning/end-user-batches";
 import { bulkEndUserAction, importEndUsers } from "@/server/services/provisioning/end-user-batches";
 import { router, scopedProcedure } from "../../init";
-import { restProcedures } from "../../service-procedures";
+import { answeringAs, restProcedures } from "../../service-procedures";
 
 const tags = ["End users"];
 const rest = restProcedures("End users");
@@ -116,35 +116,23 @@ export const endUsersRouter = router({
     output: BulkEndUsersOutput,
   }),
 
-  get: scopedProcedure(getEndUser.requirement)
-    .meta({
-      openapi: {
-        method: "GET",
-        path: "/end-users/{endUserId}",
-        tags,
-        summary: "Get an end user with every subscription and grant",
-      },
-      errors: ["not_found"],
-    })
-    .input(EndUserIdInput)
-    .output(EndUserDetailOutput)
-    .query(async ({ ctx, input }) => ({ endUser: await getEndUser(ctx.db, ctx.actor, input) })),
+  get: rest.query(answeringAs("endUser", getEndUser), {
+    path: "/end-users/{endUserId}",
+    summary: "Get an end user with every subscription and grant",
+    errors: ["not_found"],
+    input: EndUserIdInput,
+    output: EndUserDetailOutput,
+  }),
 
-  update: scopedProcedure(updateEndUser.requirement)
-    .meta({
-      openapi: {
-        method: "PATCH",
-        path: "/end-users/{endUserId}",
-        tags,
-        summary: "Update profile fields",
-        description:
-          "Profile fields: `fullName`. To add plans or grants, POST /end-users again; to remove them, use the sub-resources.",
-      },
-      errors: ["not_found"],
-    })
-    .input(UpdateEndUserInput)
-    .output(EndUserOutput)
-    .mutation(async ({ ctx, input }) => ({ endUser: await updateEndUser(ctx.db, ctx.actor, input) })),
+  update: rest.mutation("PATCH", answeringAs("endUser", updateEndUser), {
+    path: "/end-users/{endUserId}",
+    summary: "Update profile fields",
+    description:
+      "Profile fields: `fullName`. To add plans or grants, POST /end-users again; to remove them, use the sub-resources.",
+    errors: ["not_found"],
+    input: UpdateEndUserInput,
+    output: EndUserOutput,
+  }),
 
   export: rest.query(exportEndUser, {
     path: "/end-users/{endUserId}/export",
@@ -167,20 +155,14 @@ export const endUsersRouter = router({
     output: EraseEndUserOutput,
   }),
 
-  revoke: scopedProcedure(revokeEndUser.requirement)
-    .meta({
-      openapi: {
-        method: "POST",
-        path: "/end-users/{endUserId}/revoke",
-        tags,
-        summary: "Revoke an end user's access",
-        description: "Sets `revokedAt`. POST /end-users with the email restores the account.",
-      },
-      errors: ["not_found"],
-    })
-    .input(EndUserIdInput)
-    .output(EndUserOutput)
-    .mutation(async ({ ctx, input }) => ({ endUser: await revokeEndUser(ctx.db, ctx.actor, input) })),
+  revoke: rest.mutation("POST", answeringAs("endUser", revokeEndUser), {
+    path: "/end-users/{endUserId}/revoke",
+    summary: "Revoke an end user's access",
+    description: "Sets `revokedAt`. POST /end-users with the email restores the account.",
+    errors: ["not_found"],
+    input: EndUserIdInput,
+    output: EndUserOutput,
+  }),
 
   delete: rest.remove(deleteEndUser, {
     path: "/end-users/{endUserId}",
@@ -205,21 +187,15 @@ export const endUsersRouter = router({
     input: RemoveGrantInput,
   }),
 
-  grantBonusCredits: scopedProcedure(grantBonusCredits.requirement)
-    .meta({
-      openapi: {
-        method: "POST",
-        path: "/end-users/{endUserId}/tier-plans/{tierPlanId}/bonus-credits",
-        tags,
-        summary: "Give an end user bonus credits on one subscription",
-        description:
-          "Raises the active subscription's `bonusCredits` by `credits`, atomically; bonus credits stay until the pool resets. The end user's open credit requests are marked granted. A canceled subscription → 409 `conflict`.",
-      },
-      errors: ["not_found", "conflict"],
-    })
-    .input(GrantBonusCreditsInput)
-    .output(SubscriptionOutput)
-    .mutation(async ({ ctx, input }) => ({ subscription: await grantBonusCredits(ctx.db, ctx.actor, input) })),
+  grantBonusCredits: rest.mutation("POST", answeringAs("subscription", grantBonusCredits), {
+    path: "/end-users/{endUserId}/tier-plans/{tierPlanId}/bonus-credits",
+    summary: "Give an end user bonus credits on one subscription",
+    description:
+      "Raises the active subscription's `bonusCredits` by `credits`, atomically; bonus credits stay until the pool resets. The end user's open credit requests are marked granted. A canceled subscription → 409 `conflict`.",
+    errors: ["not_found", "conflict"],
+    input: GrantBonusCreditsInput,
+    output: SubscriptionOutput,
+  }),
 
   creditLedger: rest.query(creditLedger, {
     path: "/end-users/{endUserId}/credit-ledger",
@@ -231,34 +207,22 @@ export const endUsersRouter = router({
     output: CreditLedgerOutput,
   }),
 
-  creditRequests: scopedProcedure(listCreditRequests.requirement)
-    .meta({
-      openapi: {
-        method: "GET",
-        path: "/end-users/{endUserId}/credit-requests",
-        tags,
-        summary: "An end user's requests for more credits",
-        description: "Made from a portal (at most 3 open at once). Open ones first, then newest first; the last 100.",
-      },
-      errors: ["not_found"],
-    })
-    .input(ListCreditRequestsInput)
-    .output(ListCreditRequestsOutput)
-    .query(async ({ ctx, input }) => ({ creditRequests: await listCreditRequests(ctx.db, ctx.actor, input) })),
+  creditRequests: rest.query(answeringAs("creditRequests", listCreditRequests), {
+    path: "/end-users/{endUserId}/credit-requests",
+    summary: "An end user's requests for more credits",
+    description: "Made from a portal (at most 3 open at once). Open ones first, then newest first; the last 100.",
+    errors: ["not_found"],
+    input: ListCreditRequestsInput,
+    output: ListCreditRequestsOutput,
+  }),
 
-  dismissCreditRequest: scopedProcedure(dismissCreditRequest.requirement)
-    .meta({
-      openapi: {
-        method: "POST",
-        path: "/end-users/{endUserId}/credit-requests/{creditRequestId}/dismiss",
-        tags,
-        summary: "Close a request for more credits without granting any",
-      },
-      errors: ["not_found"],
-    })
-    .input(DismissCreditRequestInput)
-    .output(CreditRequestOutput)
-    .mutation(async ({ ctx, input }) => ({ creditRequest: await dismissCreditRequest(ctx.db, ctx.actor, input) })),
+  dismissCreditRequest: rest.mutation("POST", answeringAs("creditRequest", dismissCreditRequest), {
+    path: "/end-users/{endUserId}/credit-requests/{creditRequestId}/dismiss",
+    summary: "Close a request for more credits without granting any",
+    errors: ["not_found"],
+    input: DismissCreditRequestInput,
+    output: CreditRequestOutput,
+  }),
 
   /** The console's "effective access" view: the apps the end user can use, where and why. */
   access: scopedProcedure(effectiveAccess.requirement)

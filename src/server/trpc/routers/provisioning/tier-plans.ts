@@ -16,7 +16,7 @@ import {
   updateTierPlan,
 } from "@/server/services/provisioning/tier-plans";
 import { router, scopedProcedure } from "../../init";
-import { restProcedures } from "../../service-procedures";
+import { answeringAs, restProcedures } from "../../service-procedures";
 
 const rest = restProcedures("Tier plans");
 
@@ -40,21 +40,15 @@ export const tierPlansRouter = router({
     output: CreateTierPlanOutput,
   }),
 
-  update: scopedProcedure(updateTierPlan.requirement)
-    .meta({
-      openapi: {
-        method: "PATCH",
-        path: "/tier-plans/{tierPlanId}",
-        tags: ["Tier plans"],
-        summary: "Change a tier plan's name, monthly credits, allowed models, description, price or features",
-        description:
-          "Only the fields passed change. A new `creditAllowance` applies at once to every active pool of the plan. `allowedModels`: the models its end users' runs may call (null: every model); an end user's run on a model none of their plans allows → 403 `model_not_in_plan`. The price is shown, not charged; `priceAmount: null` removes it.",
-      },
-      errors: ["not_found", "invalid_model"],
-    })
-    .input(UpdateTierPlanInput)
-    .output(TierPlanOutput)
-    .mutation(async ({ ctx, input }) => ({ tierPlan: await updateTierPlan(ctx.db, ctx.actor, input) })),
+  update: rest.mutation("PATCH", answeringAs("tierPlan", updateTierPlan), {
+    path: "/tier-plans/{tierPlanId}",
+    summary: "Change a tier plan's name, monthly credits, allowed models, description, price or features",
+    description:
+      "Only the fields passed change. A new `creditAllowance` applies at once to every active pool of the plan. `allowedModels`: the models its end users' runs may call (null: every model); an end user's run on a model none of their plans allows → 403 `model_not_in_plan`. The price is shown, not charged; `priceAmount: null` removes it.",
+    errors: ["not_found", "invalid_model"],
+    input: UpdateTierPlanInput,
+    output: TierPlanOutput,
+  }),
 
   /** The console's plans page: active subscribers per plan. */
   subscribers: scopedProcedure(tierPlanSubscribers.requirement)

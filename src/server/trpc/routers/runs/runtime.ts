@@ -41,7 +41,7 @@ import { previewDraft } from "@/server/services/builder/draft-preview";
 import { getTestSuite, saveTestSuite } from "@/server/services/builder/test-suites";
 import { transact } from "@/server/services/runs/transactions";
 import { memberProcedure, router, scopedProcedure } from "../../init";
-import { restProcedures } from "../../service-procedures";
+import { answeringAs, restProcedures } from "../../service-procedures";
 
 const appsRest = restProcedures("Apps");
 const filesRest = restProcedures("Files");
@@ -301,14 +301,13 @@ export const runtimeRouter = router({
     output: ListExecutionsOutput,
   }),
 
-  execution: scopedProcedure(getExecution.requirement)
-    .meta({
-      openapi: { method: "GET", path: "/executions/{executionId}", tags: ["Executions"], summary: "One run" },
-      errors: ["not_found"],
-    })
-    .input(z.strictObject({ executionId: z.uuid() }))
-    .output(ExecutionOutput)
-    .query(async ({ ctx, input }) => ({ execution: await getExecution(ctx.db, ctx.actor, input) })),
+  execution: executionsRest.query(answeringAs("execution", getExecution), {
+    path: "/executions/{executionId}",
+    summary: "One run",
+    errors: ["not_found"],
+    input: z.strictObject({ executionId: z.uuid() }),
+    output: ExecutionOutput,
+  }),
 
   approvals: scopedProcedure(listPendingApprovals.requirement)
     .meta({
