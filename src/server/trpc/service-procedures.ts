@@ -4,6 +4,7 @@
 // answer) is still written out with scopedProcedure.
 import { z } from "zod";
 import type { OpenApiMethod } from "trpc-to-openapi";
+import type { BuilderKind } from "@/schemas/builder/builder";
 import type { Actor, MemberActor } from "@/server/auth/actor";
 import type { DeclaredRequirement } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
@@ -31,6 +32,18 @@ function calling<R extends object>(service: { name: string }, resolver: R): R {
 }
 
 type Service<A, I, O> = ((db: Db, actor: A, input: I) => Promise<O>) & { readonly requirement: DeclaredRequirement };
+
+/** A service serving agents, flows and apps alike, for one `kind`: its requirement is that kind's. */
+export function forKind<A, I, R>(
+  service: ((db: Db, actor: A, kind: BuilderKind, input: I) => Promise<R>) & {
+    requirementFor(kind: BuilderKind): DeclaredRequirement;
+  },
+  kind: BuilderKind,
+): Service<A, I, R> {
+  const bound = (db: Db, actor: A, input: I) => service(db, actor, kind, input);
+  Object.defineProperty(bound, "name", { value: service.name });
+  return Object.assign(bound, { requirement: service.requirementFor(kind) });
+}
 
 /** `service` answering `{ [field]: its result }`, as the API wraps a single resource; the same requirement and name. */
 export function answeringAs<K extends string, A, I, R>(

@@ -1,7 +1,6 @@
 // Evaluations of agents, flows and apps: datasets, background runs and their comparison. One
 // factory, three routers; each procedure is one call into services/builder/eval-datasets.ts or
 // evaluations.ts. The comparison has its own path segment, so no `{runId}` route can capture it.
-import { z } from "zod";
 import type { BuilderKind } from "@/schemas/builder/builder";
 import {
   CompareEvalRunsInput,
@@ -31,9 +30,12 @@ import {
   startEvalRun,
 } from "@/server/services/builder/evaluations";
 import { router, scopedProcedure } from "../../init";
+import { answeringAs, forKind, restProcedures } from "../../service-procedures";
 
 function evaluationProcedures(kind: BuilderKind, plural: "agents" | "flows" | "apps") {
-  const tags = [plural[0]!.toUpperCase() + plural.slice(1)];
+  const tag = plural[0]!.toUpperCase() + plural.slice(1);
+  const tags = [tag];
+  const rest = restProcedures(tag);
   const path = (suffix: string) => `/${plural}/{id}${suffix}` as `/${string}`;
   return {
     importDataset: scopedProcedure(importDataset.requirementFor(kind))
@@ -55,45 +57,27 @@ function evaluationProcedures(kind: BuilderKind, plural: "agents" | "flows" | "a
         ctx.response.status = 201;
         return { dataset };
       }),
-    datasets: scopedProcedure(listDatasets.requirementFor(kind))
-      .meta({
-        openapi: { method: "GET", path: path("/datasets"), tags, summary: `List the ${kind}'s evaluation datasets` },
-        errors: ["not_found"],
-      })
-      .input(ListDatasetsInput)
-      .output(ListDatasetsOutput)
-      .query(({ ctx, input }) => listDatasets(ctx.db, ctx.actor, kind, input)),
-    datasetCases: scopedProcedure(listDatasetCases.requirementFor(kind))
-      .meta({
-        openapi: {
-          method: "GET",
-          path: path("/datasets/{datasetId}/cases"),
-          tags,
-          summary: "A dataset's cases, in the file's order",
-        },
-        errors: ["not_found"],
-      })
-      .input(DatasetCasesInput)
-      .output(DatasetCasesOutput)
-      .query(({ ctx, input }) => listDatasetCases(ctx.db, ctx.actor, kind, input)),
-    deleteDataset: scopedProcedure(deleteDataset.requirementFor(kind))
-      .meta({
-        openapi: {
-          method: "DELETE",
-          path: path("/datasets/{datasetId}"),
-          tags,
-          summary: "Delete an evaluation dataset with its runs",
-          description: "Answers 204.",
-        },
-        successStatus: 204,
-        errors: ["not_found"],
-      })
-      .input(DatasetInput)
-      .output(z.void())
-      .mutation(async ({ ctx, input }) => {
-        await deleteDataset(ctx.db, ctx.actor, kind, input);
-        ctx.response.status = 204;
-      }),
+    datasets: rest.query(forKind(listDatasets, kind), {
+      path: path("/datasets"),
+      summary: `List the ${kind}'s evaluation datasets`,
+      errors: ["not_found"],
+      input: ListDatasetsInput,
+      output: ListDatasetsOutput,
+    }),
+    datasetCases: rest.query(forKind(listDatasetCases, kind), {
+      path: path("/datasets/{datasetId}/cases"),
+      summary: "A dataset's cases, in the file's order",
+      errors: ["not_found"],
+      input: DatasetCasesInput,
+      output: DatasetCasesOutput,
+    }),
+    deleteDataset: rest.remove(forKind(deleteDataset, kind), {
+      path: path("/datasets/{datasetId}"),
+      summary: "Delete an evaluation dataset with its runs",
+      description: "Answers 204.",
+      errors: ["not_found"],
+      input: DatasetInput,
+    }),
     startRun: scopedProcedure(startEvalRun.requirementFor(kind))
       .meta({
         openapi: {
@@ -114,55 +98,36 @@ function evaluationProcedures(kind: BuilderKind, plural: "agents" | "flows" | "a
         ctx.response.status = 202;
         return { run };
       }),
-    runs: scopedProcedure(listEvalRuns.requirementFor(kind))
-      .meta({
-        openapi: { method: "GET", path: path("/evaluations"), tags, summary: `List the ${kind}'s evaluation runs` },
-        errors: ["not_found"],
-      })
-      .input(ListEvalRunsInput)
-      .output(ListEvalRunsOutput)
-      .query(({ ctx, input }) => listEvalRuns(ctx.db, ctx.actor, kind, input)),
-    run: scopedProcedure(getEvalRun.requirementFor(kind))
-      .meta({
-        openapi: {
-          method: "GET",
-          path: path("/evaluations/{runId}"),
-          tags,
-          summary: "An evaluation run's progress and totals",
-        },
-        errors: ["not_found"],
-      })
-      .input(EvalRunInput)
-      .output(EvalRunOutput)
-      .query(async ({ ctx, input }) => ({ run: await getEvalRun(ctx.db, ctx.actor, kind, input) })),
-    results: scopedProcedure(listEvalResults.requirementFor(kind))
-      .meta({
-        openapi: {
-          method: "GET",
-          path: path("/evaluations/{runId}/results"),
-          tags,
-          summary: "An evaluation run's results per case",
-          description: "In the dataset's order after position `after`; `outcome` keeps passed or failed cases.",
-        },
-        errors: ["not_found"],
-      })
-      .input(EvalRunResultsInput)
-      .output(EvalRunResultsOutput)
-      .query(({ ctx, input }) => listEvalResults(ctx.db, ctx.actor, kind, input)),
-    compare: scopedProcedure(compareEvalRuns.requirementFor(kind))
-      .meta({
-        openapi: {
-          method: "GET",
-          path: path("/evaluation-comparison"),
-          tags,
-          summary: "Two evaluation runs of one dataset side by side",
-          description: "Totals of both runs, their change, and the cases whose outcome changed.",
-        },
-        errors: ["not_found"],
-      })
-      .input(CompareEvalRunsInput)
-      .output(EvalComparison)
-      .query(({ ctx, input }) => compareEvalRuns(ctx.db, ctx.actor, kind, input)),
+    runs: rest.query(forKind(listEvalRuns, kind), {
+      path: path("/evaluations"),
+      summary: `List the ${kind}'s evaluation runs`,
+      errors: ["not_found"],
+      input: ListEvalRunsInput,
+      output: ListEvalRunsOutput,
+    }),
+    run: rest.query(answeringAs("run", forKind(getEvalRun, kind)), {
+      path: path("/evaluations/{runId}"),
+      summary: "An evaluation run's progress and totals",
+      errors: ["not_found"],
+      input: EvalRunInput,
+      output: EvalRunOutput,
+    }),
+    results: rest.query(forKind(listEvalResults, kind), {
+      path: path("/evaluations/{runId}/results"),
+      summary: "An evaluation run's results per case",
+      description: "In the dataset's order after position `after`; `outcome` keeps passed or failed cases.",
+      errors: ["not_found"],
+      input: EvalRunResultsInput,
+      output: EvalRunResultsOutput,
+    }),
+    compare: rest.query(forKind(compareEvalRuns, kind), {
+      path: path("/evaluation-comparison"),
+      summary: "Two evaluation runs of one dataset side by side",
+      description: "Totals of both runs, their change, and the cases whose outcome changed.",
+      errors: ["not_found"],
+      input: CompareEvalRunsInput,
+      output: EvalComparison,
+    }),
   };
 }
 

@@ -40,58 +40,42 @@ import { listTestRuns, runTests } from "@/server/services/builder/test-runs";
 import { previewDraft } from "@/server/services/builder/draft-preview";
 import { getTestSuite, saveTestSuite } from "@/server/services/builder/test-suites";
 import { transact } from "@/server/services/runs/transactions";
-import { memberProcedure, router, scopedProcedure } from "../../init";
-import { answeringAs, restProcedures } from "../../service-procedures";
+import { router, scopedProcedure } from "../../init";
+import { answeringAs, forKind, memberCalls, restProcedures } from "../../service-procedures";
 
 const appsRest = restProcedures("Apps");
 const filesRest = restProcedures("Files");
 const executionsRest = restProcedures("Executions");
 
 function testProcedures(kind: BuilderKind, plural: "agents" | "flows" | "apps") {
-  const tags = [plural[0]!.toUpperCase() + plural.slice(1)];
+  const rest = restProcedures(plural[0]!.toUpperCase() + plural.slice(1));
   return {
-    run: scopedProcedure(runTests.requirementFor(kind))
-      .meta({
-        openapi: {
-          method: "POST",
-          path: `/${plural}/{id}/tests`,
-          tags,
-          summary: `Run graded test cases against the ${kind}'s draft`,
-          description: `Up to 10 cases, each run against the DRAFT and graded by the quality judge against \`rubric\` when given, else the case's \`expectedBehavior\`. 1 credit per case, checked before anything runs. Needs the quality checker in the organization's plan.${kind === "flow" ? " A draft whose nodes still lack their data (a draft may hold them) answers `invalid_workflow` naming each node, before anything runs." : ""}`,
-        },
-        errors: [
-          "feature_not_available",
-          "insufficient_credits",
-          "not_found",
-          ...(kind === "app" ? (["unpublished_dependencies"] as const) : []),
-          ...(kind === "flow" ? (["invalid_workflow"] as const) : []),
-        ],
-      })
-      .input(RunTestsInput)
-      .output(TestRun)
-      .mutation(({ ctx, input }) => runTests(ctx.db, ctx.actor, kind, input)),
-    list: scopedProcedure(listTestRuns.requirementFor(kind))
-      .meta({
-        openapi: { method: "GET", path: `/${plural}/{id}/tests`, tags, summary: `List the ${kind}'s test runs` },
-        errors: ["not_found"],
-      })
-      .input(ListTestRunsInput)
-      .output(ListTestRunsOutput)
-      .query(({ ctx, input }) => listTestRuns(ctx.db, ctx.actor, kind, input)),
+    run: rest.mutation("POST", forKind(runTests, kind), {
+      path: `/${plural}/{id}/tests`,
+      summary: `Run graded test cases against the ${kind}'s draft`,
+      description: `Up to 10 cases, each run against the DRAFT and graded by the quality judge against \`rubric\` when given, else the case's \`expectedBehavior\`. 1 credit per case, checked before anything runs. Needs the quality checker in the organization's plan.${kind === "flow" ? " A draft whose nodes still lack their data (a draft may hold them) answers `invalid_workflow` naming each node, before anything runs." : ""}`,
+      errors: [
+        "feature_not_available",
+        "insufficient_credits",
+        "not_found",
+        ...(kind === "app" ? (["unpublished_dependencies"] as const) : []),
+        ...(kind === "flow" ? (["invalid_workflow"] as const) : []),
+      ],
+      input: RunTestsInput,
+      output: TestRun,
+    }),
+    list: rest.query(forKind(listTestRuns, kind), {
+      path: `/${plural}/{id}/tests`,
+      summary: `List the ${kind}'s test runs`,
+      errors: ["not_found"],
+      input: ListTestRunsInput,
+      output: ListTestRunsOutput,
+    }),
     // The editors' preview panel: one message against the draft, billed as a test case.
-    preview: memberProcedure(previewDraft.requirementFor(kind))
-      .input(DraftPreviewInput)
-      .output(DraftPreview)
-      .mutation(({ ctx, input }) => previewDraft(ctx.db, ctx.actor, kind, input)),
+    preview: memberCalls.mutationWith(forKind(previewDraft, kind), DraftPreviewInput, DraftPreview),
     // The console's Tests panel keeps its cases with the item (console only, like the panel).
-    suite: memberProcedure(getTestSuite.requirementFor(kind))
-      .input(z.strictObject({ id: Uuid }))
-      .output(TestSuite)
-      .query(({ ctx, input }) => getTestSuite(ctx.db, ctx.actor, kind, input)),
-    saveSuite: memberProcedure(saveTestSuite.requirementFor(kind))
-      .input(SaveTestSuiteInput)
-      .output(TestSuite)
-      .mutation(({ ctx, input }) => saveTestSuite(ctx.db, ctx.actor, kind, input)),
+    suite: memberCalls.queryWith(forKind(getTestSuite, kind), z.strictObject({ id: Uuid }), TestSuite),
+    saveSuite: memberCalls.mutationWith(forKind(saveTestSuite, kind), SaveTestSuiteInput, TestSuite),
   };
 }
 
