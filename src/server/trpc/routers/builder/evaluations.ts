@@ -29,34 +29,22 @@ import {
   listEvalRuns,
   startEvalRun,
 } from "@/server/services/builder/evaluations";
-import { router, scopedProcedure } from "../../init";
+import { router } from "../../init";
 import { answeringAs, forKind, restProcedures } from "../../service-procedures";
 
 function evaluationProcedures(kind: BuilderKind, plural: "agents" | "flows" | "apps") {
-  const tag = plural[0]!.toUpperCase() + plural.slice(1);
-  const tags = [tag];
-  const rest = restProcedures(tag);
+  const rest = restProcedures(plural[0]!.toUpperCase() + plural.slice(1));
   const path = (suffix: string) => `/${plural}/{id}${suffix}` as `/${string}`;
   return {
-    importDataset: scopedProcedure(importDataset.requirementFor(kind))
-      .meta({
-        openapi: {
-          method: "POST",
-          path: path("/datasets"),
-          tags,
-          summary: `Import an evaluation dataset of the ${kind}`,
-          description: `Up to ${EVAL_LIMITS.cases.toLocaleString("en")} cases, kept with the ${kind}; a bad line is \`invalid_request\` naming it (\`line\`), nothing written.`,
-        },
-        successStatus: 201,
-        errors: ["not_found"],
-      })
-      .input(ImportDatasetInput)
-      .output(EvalDatasetOutput)
-      .mutation(async ({ ctx, input }) => {
-        const dataset = await importDataset(ctx.db, ctx.actor, kind, input);
-        ctx.response.status = 201;
-        return { dataset };
-      }),
+    importDataset: rest.mutation("POST", answeringAs("dataset", forKind(importDataset, kind)), {
+      path: path("/datasets"),
+      summary: `Import an evaluation dataset of the ${kind}`,
+      description: `Up to ${EVAL_LIMITS.cases.toLocaleString("en")} cases, kept with the ${kind}; a bad line is \`invalid_request\` naming it (\`line\`), nothing written.`,
+      successStatus: 201,
+      errors: ["not_found"],
+      input: ImportDatasetInput,
+      output: EvalDatasetOutput,
+    }),
     datasets: rest.query(forKind(listDatasets, kind), {
       path: path("/datasets"),
       summary: `List the ${kind}'s evaluation datasets`,
@@ -78,26 +66,16 @@ function evaluationProcedures(kind: BuilderKind, plural: "agents" | "flows" | "a
       errors: ["not_found"],
       input: DatasetInput,
     }),
-    startRun: scopedProcedure(startEvalRun.requirementFor(kind))
-      .meta({
-        openapi: {
-          method: "POST",
-          path: path("/evaluations"),
-          tags,
-          summary: `Run a dataset against the ${kind}'s draft or a version`,
-          description:
-            "202: a background run; each case runs once and is graded against its `expectedBehavior`, charged as it runs (1 credit or its models' price). Needs the quality checker.",
-        },
-        successStatus: 202,
-        errors: ["feature_not_available", "not_found", "version_not_found"],
-      })
-      .input(StartEvalRunInput)
-      .output(EvalRunOutput)
-      .mutation(async ({ ctx, input }) => {
-        const run = await startEvalRun(ctx.db, ctx.actor, kind, input);
-        ctx.response.status = 202;
-        return { run };
-      }),
+    startRun: rest.mutation("POST", answeringAs("run", forKind(startEvalRun, kind)), {
+      path: path("/evaluations"),
+      summary: `Run a dataset against the ${kind}'s draft or a version`,
+      description:
+        "202: a background run; each case runs once and is graded against its `expectedBehavior`, charged as it runs (1 credit or its models' price). Needs the quality checker.",
+      successStatus: 202,
+      errors: ["feature_not_available", "not_found", "version_not_found"],
+      input: StartEvalRunInput,
+      output: EvalRunOutput,
+    }),
     runs: rest.query(forKind(listEvalRuns, kind), {
       path: path("/evaluations"),
       summary: `List the ${kind}'s evaluation runs`,
