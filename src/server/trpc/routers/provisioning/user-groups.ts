@@ -29,7 +29,7 @@ import {
   updateUserGroup,
 } from "@/server/services/provisioning/user-groups";
 import { router, scopedProcedure } from "../../init";
-import { restProcedures } from "../../service-procedures";
+import { answeringAs, restProcedures } from "../../service-procedures";
 
 const tags = ["User groups"];
 const rest = restProcedures("User groups");
@@ -56,30 +56,23 @@ export const userGroupsRouter = router({
     output: ListUserGroupsOutput,
   }),
 
-  get: scopedProcedure(getUserGroup.requirement)
-    .meta({
-      openapi: { method: "GET", path: "/user-groups/{groupId}", tags, summary: "Get a user group" },
-      errors: ["groups_disabled", "not_found"],
-    })
-    .input(GroupIdInput)
-    .output(UserGroupOutput)
-    .query(async ({ ctx, input }) => ({ userGroup: await getUserGroup(ctx.db, ctx.actor, input) })),
+  get: rest.query(answeringAs("userGroup", getUserGroup), {
+    path: "/user-groups/{groupId}",
+    summary: "Get a user group",
+    errors: ["groups_disabled", "not_found"],
+    input: GroupIdInput,
+    output: UserGroupOutput,
+  }),
 
-  update: scopedProcedure(updateUserGroup.requirement)
-    .meta({
-      openapi: {
-        method: "PATCH",
-        path: "/user-groups/{groupId}",
-        tags,
-        summary: "Rename or describe a user group",
-        description:
-          "A plan's group follows the plan: renaming it answers 409 `plan_group`. A directory group's name follows the directory: 409 `directory_managed`.",
-      },
-      errors: ["groups_disabled", "not_found", "plan_group", "directory_managed"],
-    })
-    .input(UpdateUserGroupInput)
-    .output(UserGroupOutput)
-    .mutation(async ({ ctx, input }) => ({ userGroup: await updateUserGroup(ctx.db, ctx.actor, input) })),
+  update: rest.mutation("PATCH", answeringAs("userGroup", updateUserGroup), {
+    path: "/user-groups/{groupId}",
+    summary: "Rename or describe a user group",
+    description:
+      "A plan's group follows the plan: renaming it answers 409 `plan_group`. A directory group's name follows the directory: 409 `directory_managed`.",
+    errors: ["groups_disabled", "not_found", "plan_group", "directory_managed"],
+    input: UpdateUserGroupInput,
+    output: UserGroupOutput,
+  }),
 
   delete: rest.remove(deleteUserGroup, {
     path: "/user-groups/{groupId}",
