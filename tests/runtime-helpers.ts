@@ -1,6 +1,9 @@
-// A published two-member app over a knowledgebase, made through the REST API, and a real SSE
-// parser reading a streamed answer.
+// A published two-member app over a knowledgebase, made through the REST API, an organization's
+// Anthropic provider at the fake one, and a real SSE parser reading a streamed answer.
 import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { getDb } from "@/server/db";
+import { createModelProvider } from "@/server/services/org/model-providers";
+import type { FakeAnthropic } from "./fake-anthropic";
 import { api, newOrganization, type NewOrganizationOptions, type Tenant } from "./helpers";
 import { create, publish } from "./builder-helpers";
 import { newKnowledgebase, newPage } from "./knowledge-helpers";
@@ -81,6 +84,19 @@ export async function orderLookupApp(key: string, agent: Record<string, unknown>
   });
   await publish(key, "apps", app.id);
   return app.id as string;
+}
+
+/** The organization's provider `claude` of kind anthropic at `fake`; answers its one chat model's id. */
+export async function addClaudeProvider(tenant: Tenant, fake: FakeAnthropic, apiKey = "sk-ant-test"): Promise<string> {
+  await createModelProvider(getDb(), tenant.operator, {
+    slug: "claude",
+    kind: "anthropic",
+    name: "Claude",
+    baseUrl: fake.baseURL,
+    apiKey,
+    models: [{ id: "claude-test", kind: "chat" }],
+  });
+  return "claude/claude-test";
 }
 
 export async function credits(tenant: Tenant): Promise<number> {

@@ -505,12 +505,8 @@ function addAttachmentForm(operation: Operation, form: "files" | "conversation")
   );
 }
 
-/** What the generator cannot know: the stream, the multipart form, the Idempotency-Key header, a second success status. */
-function addDoors(operation: Operation, meta: Meta): void {
-  // A list in the query is written comma-separated, `fields=id,name` (its schema splits it).
-  for (const parameter of operation.parameters ?? [])
-    if (parameter.in === "query" && parameter.schema?.type === "array") Object.assign(parameter, FORM_LIST);
-  const success = operation.responses[String(meta.successStatus ?? 200)] as Response | undefined;
+/** A conversation turn's Server-Sent Events beside its JSON, or a run's events as a stream only. */
+function addStreams(operation: Operation, meta: Meta, success: Response | undefined): void {
   if (meta.stream && success?.content) {
     success.description = `JSON, or with \`"stream": true\` Server-Sent Events. ${STREAM_DESCRIPTION}`;
     success.content["text/event-stream"] = EVENT_STREAM_CONTENT;
@@ -535,80 +531,72 @@ function addDoors(operation: Operation, meta: Meta): void {
       ),
     ];
   }
-  if (meta.csv && success?.content) {
-    success.content["text/csv"] = { schema: { type: "string", description: meta.csv } };
+}
+
+/** The Idempotency-Key header on a POST, and `Idempotent-Replayed` on its successes. */
+function addIdempotencyKey(operation: Operation): void {
+  operation.parameters = [
+    ...(operation.parameters ?? []),
+    {
+      name: "Idempotency-Key",
+      in: "header",
+      required: false,
+      description:
+        "1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization.",
+      schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$" },
+    },
+  ];
+  for (const [status, response] of Object.entries(operation.responses)) {
+    if (status.startsWith("2") && !("$ref" in response))
+      (response as Response).headers = {
+        ...(response as Response).headers,
+        "Idempotent-Replayed": HEADER_REFS.idempotentReplayed,
+      };
   }
-  // The REST door honours Idempotency-Key on every POST (adapters/rest.ts).
-  if (meta.openapi?.method === "POST") {
-    operation.parameters = [
-      ...(operation.parameters ?? []),
-      {
-        name: "Idempotency-Key",
-        in: "header",
-        required: false,
-        description:
-          "1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization.",
-        schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$" },
-      },
-    ];
-    for (const [status, response] of Object.entries(operation.responses)) {
-      if (status.startsWith("2") && !("$ref" in response))
-        (response as Response).headers = {
-          ...(response as Response).headers,
-          "Idempotent-Replayed": HEADER_REFS.idempotentReplayed,
-        };
-    }
-  }
-  const jsonBody = operation.requestBody?.content?.["application/json"];
-  if (jsonBody) {
-    // A body whose every field is optional may be left out (an empty body reads as `{}`).
-    if (!jsonBody.schema?.required?.length && !jsonBody.schema?.$ref) operation.requestBody!.required = false;
-    operation.responses["413"] = errorResponse(
-      413,
-      ["invalid_request"],
-      "`invalid_request`: the JSON body is over the 8 MiB request limit (refused while it is read)",
-    );
-  }
-  if (meta.multipart === "files" || meta.multipart === "conversation") {
-    addAttachmentForm(operation, meta.multipart);
-  } else if (meta.multipart) {
-    operation.requestBody = operation.requestBody ?? { content: {} };
-    operation.requestBody.required = true;
-    operation.requestBody.content = {
-      ...operation.requestBody.content,
-      "multipart/form-data": {
-        schema: {
-          type: "object",
-          required: ["file"],
-          additionalProperties: false,
-          properties: {
-            file: {
-              type: "string",
-              format: "binary",
-              contentMediaType: "application/octet-stream",
-              description:
-                "A PDF, DOCX, PPTX, XLSX, HTML, CSV, TXT or MD file (another type is 400 `invalid_request`; DOCX, PPTX and XLSX are known by their content). Tables become markdown tables, a spreadsheet's sheets and a presentation's slides sections. The whole request may be up to 4.5 MB (413 `invalid_request` above); for larger documents give a `url`.",
-            },
-            name: {
-              type: "string",
-              minLength: 1,
-              maxLength: MAX_TITLE_CHARS,
-              description: "Defaults to the file name",
-            },
+}
+
+/** A knowledge source's file as multipart/form-data beside the JSON body. */
+function addSourceFileForm(operation: Operation): void {
+  operation.requestBody = operation.requestBody ?? { content: {} };
+  operation.requestBody.required = true;
+  operation.requestBody.content = {
+    ...operation.requestBody.content,
+    "multipart/form-data": {
+      schema: {
+        type: "object",
+        required: ["file"],
+        additionalProperties: false,
+        properties: {
+          file: {
+            type: "string",
+            format: "binary",
+            contentMediaType: "application/octet-stream",
+            description:
+              "A PDF, DOCX, PPTX, XLSX, HTML, CSV, TXT or MD file (another type is 400 `invalid_request`; DOCX, PPTX and XLSX are known by their content). Tables become markdown tables, a spreadsheet's sheets and a presentation's slides sections. The whole request may be up to 4.5 MB (413 `invalid_request` above); for larger documents give a `url`.",
+          },
+          name: {
+            type: "string",
+            minLength: 1,
+            maxLength: MAX_TITLE_CHARS,
+            description: "Defaults to the file name",
           },
         },
-        encoding: {
-          file: { contentType: "application/pdf, text/csv, text/plain, text/markdown, application/octet-stream" },
-        },
-      } as never,
-    };
-    operation.responses["413"] = errorResponse(
-      413,
-      ["invalid_request"],
-      "`invalid_request`: the upload is over the 4.5 MB request limit, or a JSON body over 8 MiB",
-    );
-  }
-  if (meta.download === "file" && success) {
+      },
+      encoding: {
+        file: { contentType: "application/pdf, text/csv, text/plain, text/markdown, application/octet-stream" },
+      },
+    } as never,
+  };
+  operation.responses["413"] = errorResponse(
+    413,
+    ["invalid_request"],
+    "`invalid_request`: the upload is over the 4.5 MB request limit, or a JSON body over 8 MiB",
+  );
+}
+
+/** A download's body: an attached file's bytes, or the audit log's events streamed. */
+function addDownload(success: Response, download: NonNullable<Meta["download"]>): void {
+  if (download === "file") {
     success.description = "The file's bytes, as a download";
     success.content = {
       "application/octet-stream": {
@@ -623,7 +611,7 @@ function addDoors(operation: Operation, meta: Meta): void {
       },
       "X-Content-Type-Options": { description: "`nosniff`", schema: { type: "string" } },
     };
-  } else if (meta.download === true && success) {
+  } else if (download === true) {
     success.description = "The events, streamed";
     success.content = {
       "application/x-ndjson": {
@@ -632,6 +620,36 @@ function addDoors(operation: Operation, meta: Meta): void {
       "text/csv": { schema: { type: "string", description: "`format=csv`: a header row, then one event a line" } },
     };
   }
+}
+
+/** What the generator cannot know: the stream, the multipart form, the Idempotency-Key header, a second success status. */
+function addDoors(operation: Operation, meta: Meta): void {
+  // A list in the query is written comma-separated, `fields=id,name` (its schema splits it).
+  for (const parameter of operation.parameters ?? [])
+    if (parameter.in === "query" && parameter.schema?.type === "array") Object.assign(parameter, FORM_LIST);
+  const success = operation.responses[String(meta.successStatus ?? 200)] as Response | undefined;
+  addStreams(operation, meta, success);
+  if (meta.csv && success?.content) {
+    success.content["text/csv"] = { schema: { type: "string", description: meta.csv } };
+  }
+  // The REST door honours Idempotency-Key on every POST (adapters/rest.ts).
+  if (meta.openapi?.method === "POST") addIdempotencyKey(operation);
+  const jsonBody = operation.requestBody?.content?.["application/json"];
+  if (jsonBody) {
+    // A body whose every field is optional may be left out (an empty body reads as `{}`).
+    if (!jsonBody.schema?.required?.length && !jsonBody.schema?.$ref) operation.requestBody!.required = false;
+    operation.responses["413"] = errorResponse(
+      413,
+      ["invalid_request"],
+      "`invalid_request`: the JSON body is over the 8 MiB request limit (refused while it is read)",
+    );
+  }
+  if (meta.multipart === "files" || meta.multipart === "conversation") {
+    addAttachmentForm(operation, meta.multipart);
+  } else if (meta.multipart) {
+    addSourceFileForm(operation);
+  }
+  if (meta.download && success) addDownload(success, meta.download);
   if (meta.alsoSucceeds && success) {
     const { status, description, schema } = meta.alsoSucceeds;
     operation.responses[String(status)] = schema

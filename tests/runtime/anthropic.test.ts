@@ -15,11 +15,10 @@ const SECRET = vi.hoisted(() => {
 
 import * as v1 from "@/app/api/v1/[[...path]]/route";
 import { getDb } from "@/server/db";
-import { createModelProvider } from "@/server/services/org/model-providers";
 import { startFakeAnthropic, textOf, toolResults, type AnthropicMessage, type FakeAnthropic } from "../fake-anthropic";
 import type { FakeReply } from "../fake-openai";
 import { api, newOrganization, type Handler, type Tenant } from "../helpers";
-import { credits, orderLookupApp, readEvents } from "../runtime-helpers";
+import { addClaudeProvider, credits, orderLookupApp, readEvents } from "../runtime-helpers";
 
 let fake: FakeAnthropic;
 
@@ -66,15 +65,8 @@ const door: Handler = (request) => (v1 as unknown as Record<string, Handler>)[re
 
 async function anthropicApp(tenant: Tenant) {
   const key = tenant.orgKey.secret;
-  await createModelProvider(getDb(), tenant.operator, {
-    slug: "claude",
-    kind: "anthropic",
-    name: "Claude",
-    baseUrl: fake.baseURL,
-    apiKey: SECRET,
-    models: [{ id: "claude-test", kind: "chat" }],
-  });
-  return orderLookupApp(key, { name: "Claude agent", model: "claude/claude-test" }, "Claude app");
+  const model = await addClaudeProvider(tenant, fake, SECRET);
+  return orderLookupApp(key, { name: "Claude agent", model }, "Claude app");
 }
 
 function converse(key: string, appId: string, body: Record<string, unknown>) {

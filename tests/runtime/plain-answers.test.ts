@@ -15,12 +15,11 @@ vi.hoisted(() => {
 import type { EventSourceMessage } from "eventsource-parser";
 import { getDb } from "@/server/db";
 import { RUN_LIMITS } from "@/server/runtime/limits";
-import { createModelProvider } from "@/server/services/org/model-providers";
 import { create, publish } from "../builder-helpers";
 import { startFakeAnthropic, type FakeAnthropic } from "../fake-anthropic";
 import { DEFAULT_FAKE_USAGE, startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
 import { api, newOrganization, restHandler, type Tenant } from "../helpers";
-import { converse, credits, deltaText, readEvents } from "../runtime-helpers";
+import { addClaudeProvider, converse, credits, deltaText, readEvents } from "../runtime-helpers";
 
 const REPLY = "Refunds are paid within fourteen days of the request and shipping is not refunded";
 let openai: FakeOpenAI;
@@ -135,15 +134,7 @@ it("records a provider that reports no usage as unreported", async () => {
 
 it("records Anthropic's streamed answer and usage", async () => {
   const tenant = await newOrganization();
-  await createModelProvider(getDb(), tenant.operator, {
-    slug: "claude",
-    kind: "anthropic",
-    name: "Claude",
-    baseUrl: anthropic.baseURL,
-    apiKey: "sk-ant-test",
-    models: [{ id: "claude-test", kind: "chat" }],
-  });
-  const appId = await plainApp(tenant, "claude/claude-test");
+  const appId = await plainApp(tenant, await addClaudeProvider(tenant, anthropic));
   const response = await converse(tenant.orgKey.secret, appId, { message: "Refunds?" });
   expect(response.status, response.text).toBe(200);
   expect(response.body.reply).toBe("Claude says: refunds take fourteen days");

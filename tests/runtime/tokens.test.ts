@@ -13,12 +13,11 @@ vi.hoisted(() => {
 
 import { getDb } from "@/server/db";
 import { MAX_REPORTED_TOKENS } from "@/server/runtime/metering";
-import { createModelProvider } from "@/server/services/org/model-providers";
 import { startFakeAnthropic, toolResults, type FakeAnthropic } from "../fake-anthropic";
 import { DEFAULT_FAKE_USAGE, startFakeOpenAI, type ChatMessage, type FakeOpenAI, type FakeReply } from "../fake-openai";
 import { create, publish } from "../builder-helpers";
 import { api, newOrganization, type Tenant } from "../helpers";
-import { converse, orderLookupApp, publishedApp } from "../runtime-helpers";
+import { addClaudeProvider, converse, orderLookupApp, publishedApp } from "../runtime-helpers";
 
 let openai: FakeOpenAI;
 let anthropic: FakeAnthropic;
@@ -111,15 +110,7 @@ it("sums the rounds of a tool-calling answer into its call", async () => {
 it("records Anthropic's streamed usage, both rounds of a tool call", async () => {
   anthropic.reportUsage(() => ({ input: 123, output: 45 }));
   const tenant = await newOrganization();
-  await createModelProvider(getDb(), tenant.operator, {
-    slug: "claude",
-    kind: "anthropic",
-    name: "Claude",
-    baseUrl: anthropic.baseURL,
-    apiKey: "sk-ant-test",
-    models: [{ id: "claude-test", kind: "chat" }],
-  });
-  const appId = await toolApp(tenant, "claude/claude-test");
+  const appId = await toolApp(tenant, await addClaudeProvider(tenant, anthropic));
   const response = await converse(tenant.orgKey.secret, appId, { message: "order: where is it?" });
   expect(response.status).toBe(200);
   expect(anthropic.requests.at(-1)!.stream).toBe(true);

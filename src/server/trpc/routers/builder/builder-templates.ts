@@ -7,14 +7,12 @@ import {
 } from "@/schemas/builder/builder-templates";
 import { copyBuilderTemplate, listBuilderTemplates } from "@/server/services/builder/builder-templates";
 import { memberProcedure, router } from "../../init";
+import { memberCalls } from "../../service-procedures";
 
 export const builderTemplatesRouter = router({
   list: memberProcedure(listBuilderTemplates.requirement)
     .input(z.void())
     .output(ListBuilderTemplatesOutput)
     .query(({ ctx }) => listBuilderTemplates(ctx.db, ctx.actor)),
-  copy: memberProcedure(copyBuilderTemplate.requirement)
-    .input(CopyBuilderTemplateInput)
-    .output(CopyBuilderTemplateOutput)
-    .mutation(({ ctx, input }) => copyBuilderTemplate(ctx.db, ctx.actor, input)),
+  copy: memberCalls.mutationWith(copyBuilderTemplate, CopyBuilderTemplateInput, CopyBuilderTemplateOutput),
 });

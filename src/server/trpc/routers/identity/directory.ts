@@ -11,17 +11,15 @@ import {
   rotateDirectoryToken,
   setDirectoryDefaultPlan,
 } from "@/server/services/identity/directory";
-import { memberProcedure, router } from "../../init";
+import { router } from "../../init";
+import { memberCalls } from "../../service-procedures";
 
 export const directoryRouter = router({
-  overview: memberProcedure(getDirectoryOverview.requirement)
-    .output(DirectoryOverview)
-    .query(({ ctx }) => getDirectoryOverview(ctx.db, ctx.actor)),
-  rotateToken: memberProcedure(rotateDirectoryToken.requirement)
-    .output(DirectoryTokenCreated)
-    .mutation(({ ctx }) => rotateDirectoryToken(ctx.db, ctx.actor)),
-  setDefaultPlan: memberProcedure(setDirectoryDefaultPlan.requirement)
-    .input(SetDirectoryDefaultPlanInput)
-    .output(DirectoryDefaultPlanOutput)
-    .mutation(({ ctx, input }) => setDirectoryDefaultPlan(ctx.db, ctx.actor, input)),
+  overview: memberCalls.query(getDirectoryOverview, DirectoryOverview),
+  rotateToken: memberCalls.mutation(rotateDirectoryToken, DirectoryTokenCreated),
+  setDefaultPlan: memberCalls.mutationWith(
+    setDirectoryDefaultPlan,
+    SetDirectoryDefaultPlanInput,
+    DirectoryDefaultPlanOutput,
+  ),
 });

@@ -20,25 +20,14 @@ import {
   resendInvitation,
   revokeInvitation,
 } from "@/server/services/identity/invitations";
-import { memberProcedure, publicProcedure, router } from "../../init";
+import { publicProcedure, router } from "../../init";
+import { memberCalls } from "../../service-procedures";
 
 export const invitationsRouter = router({
-  create: memberProcedure(createInvitation.requirement)
-    .input(CreateInvitationInput)
-    .output(Invitation)
-    .mutation(({ ctx, input }) => createInvitation(ctx.db, ctx.actor, input)),
-  list: memberProcedure(listInvitations.requirement)
-    .input(ListInvitationsInput)
-    .output(InvitationList)
-    .query(({ ctx, input }) => listInvitations(ctx.db, ctx.actor, input)),
-  resend: memberProcedure(resendInvitation.requirement)
-    .input(InvitationIdInput)
-    .output(Invitation)
-    .mutation(({ ctx, input }) => resendInvitation(ctx.db, ctx.actor, input)),
-  revoke: memberProcedure(revokeInvitation.requirement)
-    .input(InvitationIdInput)
-    .output(Invitation)
-    .mutation(({ ctx, input }) => revokeInvitation(ctx.db, ctx.actor, input)),
+  create: memberCalls.mutationWith(createInvitation, CreateInvitationInput, Invitation),
+  list: memberCalls.queryWith(listInvitations, ListInvitationsInput, InvitationList),
+  resend: memberCalls.mutationWith(resendInvitation, InvitationIdInput, Invitation),
+  revoke: memberCalls.mutationWith(revokeInvitation, InvitationIdInput, Invitation),
   preview: publicProcedure
     .input(InvitationTokenInput)
     .output(InvitationPreview)

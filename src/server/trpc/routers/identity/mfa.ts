@@ -10,15 +10,12 @@ import {
   startMfaEnrollment,
 } from "@/server/services/identity/mfa";
 import { memberProcedure, router } from "../../init";
+import { memberCalls } from "../../service-procedures";
 
 /** The signed-in member's own second factor, and an owner's reset of a member's. */
 export const mfaRouter = router({
-  status: memberProcedure(getMfaStatus.requirement)
-    .output(MfaStatus)
-    .query(({ ctx }) => getMfaStatus(ctx.db, ctx.actor)),
-  startEnrollment: memberProcedure(startMfaEnrollment.requirement)
-    .output(TotpEnrollment)
-    .mutation(({ ctx }) => startMfaEnrollment(ctx.db, ctx.actor)),
+  status: memberCalls.query(getMfaStatus, MfaStatus),
+  startEnrollment: memberCalls.mutation(startMfaEnrollment, TotpEnrollment),
   confirmEnrollment: memberProcedure(confirmMfaEnrollment.requirement)
     .input(MfaCodeInput)
     .output(RecoveryCodes)
@@ -36,8 +33,5 @@ export const mfaRouter = router({
       });
       return { ok: true as const };
     }),
-  reset: memberProcedure(resetMemberMfa.requirement)
-    .input(MemberIdInput)
-    .output(MfaResetResult)
-    .mutation(({ ctx, input }) => resetMemberMfa(ctx.db, ctx.actor, input)),
+  reset: memberCalls.mutationWith(resetMemberMfa, MemberIdInput, MfaResetResult),
 });

@@ -1,9 +1,8 @@
 import { SecurityOverview } from "@/schemas/identity/security";
 import { getSecurityOverview } from "@/server/services/identity/security";
-import { memberProcedure, router } from "../../init";
+import { router } from "../../init";
+import { memberCalls } from "../../service-procedures";
 
 export const securityRouter = router({
-  overview: memberProcedure(getSecurityOverview.requirement)
-    .output(SecurityOverview)
-    .query(({ ctx }) => getSecurityOverview(ctx.db, ctx.actor)),
+  overview: memberCalls.query(getSecurityOverview, SecurityOverview),
 });

@@ -13,27 +13,14 @@ import { setSamlConnection } from "@/server/services/identity/saml";
 import { testSsoConnection } from "@/server/services/identity/oidc";
 import { getSsoConnection, removeSsoConnection, setSsoConnection } from "@/server/services/identity/sso";
 import { lastSsoTest } from "@/server/services/identity/sso-sign-in";
-import { memberProcedure, router } from "../../init";
+import { router } from "../../init";
+import { memberCalls } from "../../service-procedures";
 
 export const ssoRouter = router({
-  get: memberProcedure(getSsoConnection.requirement)
-    .output(SsoConnection.nullable())
-    .query(({ ctx }) => getSsoConnection(ctx.db, ctx.actor)),
-  set: memberProcedure(setSsoConnection.requirement)
-    .input(SetSsoConnectionInput)
-    .output(SsoConnection)
-    .mutation(({ ctx, input }) => setSsoConnection(ctx.db, ctx.actor, input)),
-  setSaml: memberProcedure(setSamlConnection.requirement)
-    .input(SetSamlConnectionInput)
-    .output(SsoConnection)
-    .mutation(({ ctx, input }) => setSamlConnection(ctx.db, ctx.actor, input)),
-  lastTest: memberProcedure(lastSsoTest.requirement)
-    .output(SsoTestSignIn.nullable())
-    .query(({ ctx }) => lastSsoTest(ctx.db, ctx.actor)),
-  remove: memberProcedure(removeSsoConnection.requirement)
-    .output(SsoConnection)
-    .mutation(({ ctx }) => removeSsoConnection(ctx.db, ctx.actor)),
-  test: memberProcedure(testSsoConnection.requirement)
-    .output(SsoTestResult)
-    .mutation(({ ctx }) => testSsoConnection(ctx.db, ctx.actor)),
+  get: memberCalls.query(getSsoConnection, SsoConnection.nullable()),
+  set: memberCalls.mutationWith(setSsoConnection, SetSsoConnectionInput, SsoConnection),
+  setSaml: memberCalls.mutationWith(setSamlConnection, SetSamlConnectionInput, SsoConnection),
+  lastTest: memberCalls.query(lastSsoTest, SsoTestSignIn.nullable()),
+  remove: memberCalls.mutation(removeSsoConnection, SsoConnection),
+  test: memberCalls.mutation(testSsoConnection, SsoTestResult),
 });

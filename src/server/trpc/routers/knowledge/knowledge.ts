@@ -54,8 +54,10 @@ import {
 } from "@/server/services/knowledge/sources";
 import { ifMatchOf, tagged } from "../../entity-tags";
 import { memberProcedure, router, scopedProcedure } from "../../init";
+import { restProcedures, memberCalls } from "../../service-procedures";
 
 const TAGS = ["Knowledgebases"];
+const rest = restProcedures("Knowledgebases");
 
 const PAGE_PRECONDITIONS = z.object({
   "If-Match": z.string().optional().meta({
@@ -71,103 +73,63 @@ const ExportOutput = z.object({
 });
 
 export const knowledgeRouter = router({
-  list: scopedProcedure(listKnowledgebases.requirement)
-    .meta({
-      openapi: {
-        method: "GET",
-        path: "/knowledgebases",
-        tags: TAGS,
-        summary: "List knowledgebases",
-        description: "Ordered by creation time, then id.",
-      },
-    })
-    .input(ListKnowledgebasesInput)
-    .output(ListKnowledgebasesOutput)
-    .query(({ ctx, input }) => listKnowledgebases(ctx.db, ctx.actor, input)),
+  list: rest.query(listKnowledgebases, {
+    path: "/knowledgebases",
+    summary: "List knowledgebases",
+    description: "Ordered by creation time, then id.",
+    input: ListKnowledgebasesInput,
+    output: ListKnowledgebasesOutput,
+  }),
 
-  create: scopedProcedure(createKnowledgebase.requirement)
-    .meta({
-      openapi: {
-        method: "POST",
-        path: "/knowledgebases",
-        tags: TAGS,
-        summary: "Create a knowledgebase",
-        description: "201. The plan may cap knowledgebases: `plan_limit` with `limit` and `used`.",
-      },
-      errors: ["plan_limit"],
-      successStatus: 201,
-    })
-    .input(CreateKnowledgebaseInput)
-    .output(CreateKnowledgebaseOutput)
-    .mutation(async ({ ctx, input }) => {
-      const result = await createKnowledgebase(ctx.db, ctx.actor, input);
-      ctx.response.status = 201;
-      return result;
-    }),
+  create: rest.mutation("POST", createKnowledgebase, {
+    path: "/knowledgebases",
+    summary: "Create a knowledgebase",
+    description: "201. The plan may cap knowledgebases: `plan_limit` with `limit` and `used`.",
+    errors: ["plan_limit"],
+    successStatus: 201,
+    input: CreateKnowledgebaseInput,
+    output: CreateKnowledgebaseOutput,
+  }),
 
-  update: scopedProcedure(updateKnowledgebase.requirement)
-    .meta({
-      openapi: {
-        method: "PATCH",
-        path: "/knowledgebases/{knowledgebaseId}",
-        tags: TAGS,
-        summary: "Update a knowledgebase",
-        description:
-          "Name, description or `language` (the text-search configuration). A new language re-indexes the knowledgebase's pages and documents before the response.",
-      },
-      errors: ["not_found"],
-    })
-    .input(UpdateKnowledgebaseInput)
-    .output(CreateKnowledgebaseOutput)
-    .mutation(({ ctx, input }) => updateKnowledgebase(ctx.db, ctx.actor, input)),
+  update: rest.mutation("PATCH", updateKnowledgebase, {
+    path: "/knowledgebases/{knowledgebaseId}",
+    summary: "Update a knowledgebase",
+    description:
+      "Name, description or `language` (the text-search configuration). A new language re-indexes the knowledgebase's pages and documents before the response.",
+    errors: ["not_found"],
+    input: UpdateKnowledgebaseInput,
+    output: CreateKnowledgebaseOutput,
+  }),
 
-  get: scopedProcedure(getKnowledgebase.requirement)
-    .meta({
-      openapi: {
-        method: "GET",
-        path: "/knowledgebases/{knowledgebaseId}",
-        tags: TAGS,
-        summary: "A knowledgebase with its sources and page index",
-        description:
-          "The Knowledgebase object at the top level. `pages[].path` lists titles from the top level down to the page.",
-      },
-      errors: ["not_found"],
-    })
-    .input(KnowledgebaseIdInput)
-    .output(Knowledgebase)
-    .query(({ ctx, input }) => getKnowledgebase(ctx.db, ctx.actor, input)),
+  get: rest.query(getKnowledgebase, {
+    path: "/knowledgebases/{knowledgebaseId}",
+    summary: "A knowledgebase with its sources and page index",
+    description:
+      "The Knowledgebase object at the top level. `pages[].path` lists titles from the top level down to the page.",
+    errors: ["not_found"],
+    input: KnowledgebaseIdInput,
+    output: Knowledgebase,
+  }),
 
-  export: scopedProcedure(exportKnowledgebase.requirement)
-    .meta({
-      openapi: {
-        method: "GET",
-        path: "/knowledgebases/{knowledgebaseId}/export",
-        tags: TAGS,
-        summary: "Export a knowledgebase",
-        description:
-          "Everything in one document: the knowledgebase, every page in full and every source with its extracted text. Capped at 50 MB (`export_too_large`); limited to 3 exports per minute per key (`rate_limited` with `Retry-After`), besides the general limit.",
-      },
-      errors: ["not_found", "export_too_large"],
-    })
-    .input(KnowledgebaseIdInput)
-    .output(ExportOutput)
-    .query(({ ctx, input }) => exportKnowledgebase(ctx.db, ctx.actor, input)),
+  export: rest.query(exportKnowledgebase, {
+    path: "/knowledgebases/{knowledgebaseId}/export",
+    summary: "Export a knowledgebase",
+    description:
+      "Everything in one document: the knowledgebase, every page in full and every source with its extracted text. Capped at 50 MB (`export_too_large`); limited to 3 exports per minute per key (`rate_limited` with `Retry-After`), besides the general limit.",
+    errors: ["not_found", "export_too_large"],
+    input: KnowledgebaseIdInput,
+    output: ExportOutput,
+  }),
 
-  search: scopedProcedure(searchKnowledgebase.requirement)
-    .meta({
-      openapi: {
-        method: "POST",
-        path: "/knowledgebases/{knowledgebaseId}/search",
-        tags: TAGS,
-        summary: "Search pages and source documents",
-        description:
-          "Full-text search (web-search syntax: quotes, OR, -word) ranked by relevance, with snippets where matches are marked `**like this**`. `kinds` defaults to both. Searching `sources` costs 1 credit (`insufficient_credits` when the balance cannot cover it; nothing charged on `search_unavailable`); pages are free.",
-      },
-      errors: ["not_found", "insufficient_credits", "search_unavailable"],
-    })
-    .input(SearchInput)
-    .output(SearchOutput)
-    .mutation(({ ctx, input }) => searchKnowledgebase(ctx.db, ctx.actor, input)),
+  search: rest.mutation("POST", searchKnowledgebase, {
+    path: "/knowledgebases/{knowledgebaseId}/search",
+    summary: "Search pages and source documents",
+    description:
+      "Full-text search (web-search syntax: quotes, OR, -word) ranked by relevance, with snippets where matches are marked `**like this**`. `kinds` defaults to both. Searching `sources` costs 1 credit (`insufficient_credits` when the balance cannot cover it; nothing charged on `search_unavailable`); pages are free.",
+    errors: ["not_found", "insufficient_credits", "search_unavailable"],
+    input: SearchInput,
+    output: SearchOutput,
+  }),
 
   addSource: scopedProcedure(addSource.requirement)
     .meta({
@@ -193,20 +155,14 @@ export const knowledgeRouter = router({
       return result.body;
     }),
 
-  getSource: scopedProcedure(getSource.requirement)
-    .meta({
-      openapi: {
-        method: "GET",
-        path: "/knowledgebases/{knowledgebaseId}/sources/{sourceId}",
-        tags: TAGS,
-        summary: "A source document",
-        description: "Poll until `status` is `ready` (or `failed`, with `errorMessage`).",
-      },
-      errors: ["not_found"],
-    })
-    .input(SourceIdInput)
-    .output(SourceOutput)
-    .query(({ ctx, input }) => getSource(ctx.db, ctx.actor, input)),
+  getSource: rest.query(getSource, {
+    path: "/knowledgebases/{knowledgebaseId}/sources/{sourceId}",
+    summary: "A source document",
+    description: "Poll until `status` is `ready` (or `failed`, with `errorMessage`).",
+    errors: ["not_found"],
+    input: SourceIdInput,
+    output: SourceOutput,
+  }),
 
   /** The console's source view: extracted text, chunks with their headings, indexing. */
   sourceDetail: scopedProcedure(getSourceDetail.requirement)
@@ -214,56 +170,33 @@ export const knowledgeRouter = router({
     .output(SourceDetail)
     .query(({ ctx, input }) => getSourceDetail(ctx.db, ctx.actor, input)),
 
-  deleteSource: scopedProcedure(deleteSource.requirement)
-    .meta({
-      openapi: {
-        method: "DELETE",
-        path: "/knowledgebases/{knowledgebaseId}/sources/{sourceId}",
-        tags: TAGS,
-        summary: "Delete a source document",
-        description: "204. Personal keys need the admin role.",
-      },
-      errors: ["not_found"],
-      successStatus: 204,
-    })
-    .input(SourceIdInput)
-    .output(z.void())
-    .mutation(async ({ ctx, input }) => {
-      await deleteSource(ctx.db, ctx.actor, input);
-      ctx.response.status = 204;
-    }),
+  deleteSource: rest.remove(deleteSource, {
+    path: "/knowledgebases/{knowledgebaseId}/sources/{sourceId}",
+    summary: "Delete a source document",
+    description: "204. Personal keys need the admin role.",
+    errors: ["not_found"],
+    input: SourceIdInput,
+  }),
 
-  updateSource: scopedProcedure(updateSource.requirement)
-    .meta({
-      openapi: {
-        method: "PATCH",
-        path: "/knowledgebases/{knowledgebaseId}/sources/{sourceId}",
-        tags: TAGS,
-        summary: "Change how often a URL source is refreshed",
-        description:
-          "`refresh`: `daily` or `weekly` (the next fetch is due that long from now) or null (fetched no more; its text stays). A source without a URL → `invalid_request`.",
-      },
-      errors: ["not_found"],
-    })
-    .input(UpdateSourceInput)
-    .output(SourceOutput)
-    .mutation(({ ctx, input }) => updateSource(ctx.db, ctx.actor, input)),
+  updateSource: rest.mutation("PATCH", updateSource, {
+    path: "/knowledgebases/{knowledgebaseId}/sources/{sourceId}",
+    summary: "Change how often a URL source is refreshed",
+    description:
+      "`refresh`: `daily` or `weekly` (the next fetch is due that long from now) or null (fetched no more; its text stays). A source without a URL → `invalid_request`.",
+    errors: ["not_found"],
+    input: UpdateSourceInput,
+    output: SourceOutput,
+  }),
 
-  retrySource: scopedProcedure(retrySource.requirement)
-    .meta({
-      openapi: {
-        method: "POST",
-        path: "/knowledgebases/{knowledgebaseId}/sources/{sourceId}/retry",
-        tags: TAGS,
-        summary: "Index a failed source again",
-        description:
-          "Only a `failed` source can be retried (else `invalid_request`); it goes back to `processing` and is indexed from the start.",
-      },
-      errors: ["not_found"],
-    })
-    .input(SourceIdInput)
-    .output(SourceOutput)
-    .mutation(({ ctx, input }) => retrySource(ctx.db, ctx.actor, input)),
+  retrySource: rest.mutation("POST", retrySource, {
+    path: "/knowledgebases/{knowledgebaseId}/sources/{sourceId}/retry",
+    summary: "Index a failed source again",
+    description:
+      "Only a `failed` source can be retried (else `invalid_request`); it goes back to `processing` and is indexed from the start.",
+    errors: ["not_found"],
+    input: SourceIdInput,
+    output: SourceOutput,
+  }),
 
   createPage: scopedProcedure(createPage.requirement)
     .meta({
@@ -336,40 +269,23 @@ export const knowledgeRouter = router({
       return result;
     }),
 
-  movePage: scopedProcedure(movePage.requirement)
-    .meta({
-      openapi: {
-        method: "POST",
-        path: "/knowledgebases/{knowledgebaseId}/pages/{pageId}/move",
-        tags: TAGS,
-        summary: "Move a page or a folder with its subtree",
-        description:
-          "`parentPageId` null moves to the top level. Structural only; never waits for review. Moving into its own subtree gives `invalid_request`; a parent outside the knowledgebase gives `not_found`.",
-      },
-      errors: ["not_found"],
-    })
-    .input(MovePageInput)
-    .output(MovePageOutput)
-    .mutation(({ ctx, input }) => movePage(ctx.db, ctx.actor, input)),
+  movePage: rest.mutation("POST", movePage, {
+    path: "/knowledgebases/{knowledgebaseId}/pages/{pageId}/move",
+    summary: "Move a page or a folder with its subtree",
+    description:
+      "`parentPageId` null moves to the top level. Structural only; never waits for review. Moving into its own subtree gives `invalid_request`; a parent outside the knowledgebase gives `not_found`.",
+    errors: ["not_found"],
+    input: MovePageInput,
+    output: MovePageOutput,
+  }),
 
-  deletePage: scopedProcedure(deletePage.requirement)
-    .meta({
-      openapi: {
-        method: "DELETE",
-        path: "/knowledgebases/{knowledgebaseId}/pages/{pageId}",
-        tags: TAGS,
-        summary: "Delete a page",
-        description: "204. A folder that still holds pages gives `invalid_request`. Personal keys need the admin role.",
-      },
-      errors: ["not_found"],
-      successStatus: 204,
-    })
-    .input(PageIdInput)
-    .output(z.void())
-    .mutation(async ({ ctx, input }) => {
-      await deletePage(ctx.db, ctx.actor, input);
-      ctx.response.status = 204;
-    }),
+  deletePage: rest.remove(deletePage, {
+    path: "/knowledgebases/{knowledgebaseId}/pages/{pageId}",
+    summary: "Delete a page",
+    description: "204. A folder that still holds pages gives `invalid_request`. Personal keys need the admin role.",
+    errors: ["not_found"],
+    input: PageIdInput,
+  }),
 
   // Console only.
   uploadSource: memberProcedure(addSource.requirement)
@@ -392,18 +308,9 @@ export const knowledgeRouter = router({
       return result.body;
     }),
 
-  savePage: memberProcedure(savePage.requirement)
-    .input(SavePageInput)
-    .output(PageWriteResult)
-    .mutation(({ ctx, input }) => savePage(ctx.db, ctx.actor, input)),
+  savePage: memberCalls.mutationWith(savePage, SavePageInput, PageWriteResult),
 
-  revisions: memberProcedure(listRevisions.requirement)
-    .input(PageIdInput)
-    .output(PageRevisionsOutput)
-    .query(({ ctx, input }) => listRevisions(ctx.db, ctx.actor, input)),
+  revisions: memberCalls.queryWith(listRevisions, PageIdInput, PageRevisionsOutput),
 
-  testRetrieval: memberProcedure(testRetrieval.requirement)
-    .input(RetrievalTestInput)
-    .output(RetrievalTestOutput)
-    .query(({ ctx, input }) => testRetrieval(ctx.db, ctx.actor, input)),
+  testRetrieval: memberCalls.queryWith(testRetrieval, RetrievalTestInput, RetrievalTestOutput),
 });

@@ -7,23 +7,20 @@ import {
   ReadAuditLogOutput,
 } from "@/schemas/org/audit";
 import { auditFilterOptions, exportAuditEvents, listAuditEvents, readAuditLog } from "@/server/services/org/audit-log";
-import { memberProcedure, router, scopedProcedure } from "../../init";
+import { router, scopedProcedure } from "../../init";
+import { memberCalls, restProcedures } from "../../service-procedures";
+
+const rest = restProcedures("Audit log");
 
 export const auditRouter = router({
-  list: scopedProcedure(listAuditEvents.requirement)
-    .meta({
-      openapi: {
-        method: "GET",
-        path: "/audit-events",
-        tags: ["Audit log"],
-        summary: "List audit events",
-        description:
-          "Every change made through any door, and every sign-in and failed sign-in, newest first. `action` takes one action (`end_user.update`) or every action on a resource (`end_user.`).",
-      },
-    })
-    .input(ListAuditEventsInput)
-    .output(ListAuditEventsOutput)
-    .query(({ ctx, input }) => listAuditEvents(ctx.db, ctx.actor, input)),
+  list: rest.query(listAuditEvents, {
+    path: "/audit-events",
+    summary: "List audit events",
+    description:
+      "Every change made through any door, and every sign-in and failed sign-in, newest first. `action` takes one action (`end_user.update`) or every action on a resource (`end_user.`).",
+    input: ListAuditEventsInput,
+    output: ListAuditEventsOutput,
+  }),
 
   /** Served by src/server/adapters/download.ts, which streams it; the procedure documents it. */
   export: scopedProcedure(exportAuditEvents.requirement)
@@ -47,13 +44,8 @@ export const auditRouter = router({
     }),
 
   /** Console only: the list with names resolved and each event as a sentence. */
-  readable: memberProcedure(readAuditLog.requirement)
-    .input(ListAuditEventsInput)
-    .output(ReadAuditLogOutput)
-    .query(({ ctx, input }) => readAuditLog(ctx.db, ctx.actor, input)),
+  readable: memberCalls.queryWith(readAuditLog, ListAuditEventsInput, ReadAuditLogOutput),
 
   /** Console only: the people, keys and items the filters offer by name. */
-  filterOptions: memberProcedure(auditFilterOptions.requirement)
-    .output(AuditFilterOptions)
-    .query(({ ctx }) => auditFilterOptions(ctx.db, ctx.actor)),
+  filterOptions: memberCalls.query(auditFilterOptions, AuditFilterOptions),
 });

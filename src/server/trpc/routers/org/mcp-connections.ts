@@ -15,26 +15,13 @@ import {
   listMcpConnectionTools,
   updateMcpConnection,
 } from "@/server/services/org/mcp-connections";
-import { memberProcedure, router } from "../../init";
+import { router } from "../../init";
+import { memberCalls } from "../../service-procedures";
 
 export const mcpConnectionsRouter = router({
-  list: memberProcedure(listMcpConnections.requirement)
-    .output(z.array(McpConnection))
-    .query(({ ctx }) => listMcpConnections(ctx.db, ctx.actor)),
-  tools: memberProcedure(listMcpConnectionTools.requirement)
-    .input(McpConnectionIdInput)
-    .output(McpToolList)
-    .query(({ ctx, input }) => listMcpConnectionTools(ctx.db, ctx.actor, input)),
-  create: memberProcedure(createMcpConnection.requirement)
-    .input(CreateMcpConnectionInput)
-    .output(McpConnection)
-    .mutation(({ ctx, input }) => createMcpConnection(ctx.db, ctx.actor, input)),
-  update: memberProcedure(updateMcpConnection.requirement)
-    .input(UpdateMcpConnectionInput)
-    .output(McpConnection)
-    .mutation(({ ctx, input }) => updateMcpConnection(ctx.db, ctx.actor, input)),
-  remove: memberProcedure(deleteMcpConnection.requirement)
-    .input(McpConnectionIdInput)
-    .output(McpConnection)
-    .mutation(({ ctx, input }) => deleteMcpConnection(ctx.db, ctx.actor, input)),
+  list: memberCalls.query(listMcpConnections, z.array(McpConnection)),
+  tools: memberCalls.queryWith(listMcpConnectionTools, McpConnectionIdInput, McpToolList),
+  create: memberCalls.mutationWith(createMcpConnection, CreateMcpConnectionInput, McpConnection),
+  update: memberCalls.mutationWith(updateMcpConnection, UpdateMcpConnectionInput, McpConnection),
+  remove: memberCalls.mutationWith(deleteMcpConnection, McpConnectionIdInput, McpConnection),
 });

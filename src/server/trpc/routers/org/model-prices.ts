@@ -1,4 +1,3 @@
-import { z } from "zod";
 import {
   ListModelPricesOutput,
   ModelPriceIdInput,
@@ -7,8 +6,10 @@ import {
 } from "@/schemas/org/model-prices";
 import { deleteModelPrice, listModelPrices, setModelPrice } from "@/server/services/org/model-prices";
 import { router, scopedProcedure } from "../../init";
+import { answeringAs, restProcedures } from "../../service-procedures";
 
 const tags = ["Model prices"];
+const rest = restProcedures("Model prices");
 
 export const modelPricesRouter = router({
   list: scopedProcedure(listModelPrices.requirement)
@@ -25,37 +26,20 @@ export const modelPricesRouter = router({
     .output(ListModelPricesOutput)
     .query(({ ctx }) => listModelPrices(ctx.db, ctx.actor)),
 
-  set: scopedProcedure(setModelPrice.requirement)
-    .meta({
-      openapi: {
-        method: "PUT",
-        path: "/model-prices/{modelId}",
-        tags,
-        summary: "Price a model",
-        description: "Creates or replaces it. URL-encode the `/` of a model id (`acme%2Fgpt-4o`).",
-      },
-      errors: ["invalid_model"],
-    })
-    .input(SetModelPriceInput)
-    .output(ModelPriceOutput)
-    .mutation(async ({ ctx, input }) => ({ modelPrice: await setModelPrice(ctx.db, ctx.actor, input) })),
+  set: rest.mutation("PUT", answeringAs("modelPrice", setModelPrice), {
+    path: "/model-prices/{modelId}",
+    summary: "Price a model",
+    description: "Creates or replaces it. URL-encode the `/` of a model id (`acme%2Fgpt-4o`).",
+    errors: ["invalid_model"],
+    input: SetModelPriceInput,
+    output: ModelPriceOutput,
+  }),
 
-  delete: scopedProcedure(deleteModelPrice.requirement)
-    .meta({
-      openapi: {
-        method: "DELETE",
-        path: "/model-prices/{modelId}",
-        tags,
-        summary: "Remove a model's price",
-        description: "Its runs cost the flat price again.",
-      },
-      errors: ["not_found"],
-      successStatus: 204,
-    })
-    .input(ModelPriceIdInput)
-    .output(z.void())
-    .mutation(async ({ ctx, input }) => {
-      await deleteModelPrice(ctx.db, ctx.actor, input);
-      ctx.response.status = 204;
-    }),
+  delete: rest.remove(deleteModelPrice, {
+    path: "/model-prices/{modelId}",
+    summary: "Remove a model's price",
+    description: "Its runs cost the flat price again.",
+    errors: ["not_found"],
+    input: ModelPriceIdInput,
+  }),
 });

@@ -12,22 +12,12 @@ import {
   listModelProviders,
   updateModelProvider,
 } from "@/server/services/org/model-providers";
-import { memberProcedure, router } from "../../init";
+import { router } from "../../init";
+import { memberCalls } from "../../service-procedures";
 
 export const modelProvidersRouter = router({
-  list: memberProcedure(listModelProviders.requirement)
-    .output(z.array(ModelProvider))
-    .query(({ ctx }) => listModelProviders(ctx.db, ctx.actor)),
-  create: memberProcedure(createModelProvider.requirement)
-    .input(CreateModelProviderInput)
-    .output(ModelProvider)
-    .mutation(({ ctx, input }) => createModelProvider(ctx.db, ctx.actor, input)),
-  update: memberProcedure(updateModelProvider.requirement)
-    .input(UpdateModelProviderInput)
-    .output(ModelProvider)
-    .mutation(({ ctx, input }) => updateModelProvider(ctx.db, ctx.actor, input)),
-  remove: memberProcedure(deleteModelProvider.requirement)
-    .input(ModelProviderIdInput)
-    .output(ModelProvider)
-    .mutation(({ ctx, input }) => deleteModelProvider(ctx.db, ctx.actor, input)),
+  list: memberCalls.query(listModelProviders, z.array(ModelProvider)),
+  create: memberCalls.mutationWith(createModelProvider, CreateModelProviderInput, ModelProvider),
+  update: memberCalls.mutationWith(updateModelProvider, UpdateModelProviderInput, ModelProvider),
+  remove: memberCalls.mutationWith(deleteModelProvider, ModelProviderIdInput, ModelProvider),
 });

@@ -13,22 +13,12 @@ import {
   markNotificationsRead,
   setNotificationEmails,
 } from "@/server/services/org/notifications";
-import { memberProcedure, router } from "../../init";
+import { router } from "../../init";
+import { memberCalls } from "../../service-procedures";
 
 export const notificationsRouter = router({
-  list: memberProcedure(listNotifications.requirement)
-    .input(ListNotificationsInput)
-    .output(ListNotificationsOutput)
-    .query(({ ctx, input }) => listNotifications(ctx.db, ctx.actor, input)),
-  markRead: memberProcedure(markNotificationsRead.requirement)
-    .input(MarkNotificationsReadInput)
-    .output(MarkNotificationsReadOutput)
-    .mutation(({ ctx, input }) => markNotificationsRead(ctx.db, ctx.actor, input)),
-  emails: memberProcedure(getNotificationEmails.requirement)
-    .output(NotificationEmailSettings)
-    .query(({ ctx }) => getNotificationEmails(ctx.db, ctx.actor)),
-  setEmails: memberProcedure(setNotificationEmails.requirement)
-    .input(SetNotificationEmailsInput)
-    .output(NotificationEmailSettings)
-    .mutation(({ ctx, input }) => setNotificationEmails(ctx.db, ctx.actor, input)),
+  list: memberCalls.queryWith(listNotifications, ListNotificationsInput, ListNotificationsOutput),
+  markRead: memberCalls.mutationWith(markNotificationsRead, MarkNotificationsReadInput, MarkNotificationsReadOutput),
+  emails: memberCalls.query(getNotificationEmails, NotificationEmailSettings),
+  setEmails: memberCalls.mutationWith(setNotificationEmails, SetNotificationEmailsInput, NotificationEmailSettings),
 });

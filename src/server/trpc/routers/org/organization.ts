@@ -1,13 +1,9 @@
 import { ConsoleSettingsUpdate, Organization } from "@/schemas/org/organization";
 import { getOrganization, updateOrganization } from "@/server/services/org/organizations";
-import { memberProcedure, router } from "../../init";
+import { router } from "../../init";
+import { memberCalls } from "../../service-procedures";
 
 export const organizationRouter = router({
-  get: memberProcedure(getOrganization.requirement)
-    .output(Organization)
-    .query(({ ctx }) => getOrganization(ctx.db, ctx.actor)),
-  update: memberProcedure(updateOrganization.requirement)
-    .input(ConsoleSettingsUpdate)
-    .output(Organization)
-    .mutation(({ ctx, input }) => updateOrganization(ctx.db, ctx.actor, input)),
+  get: memberCalls.query(getOrganization, Organization),
+  update: memberCalls.mutationWith(updateOrganization, ConsoleSettingsUpdate, Organization),
 });

@@ -1,10 +1,9 @@
 // The console's home and navigation badge; console only (no REST path).
 import { Overview } from "@/schemas/org/overview";
 import { getOverview } from "@/server/services/org/overview";
-import { memberProcedure, router } from "../../init";
+import { router } from "../../init";
+import { memberCalls } from "../../service-procedures";
 
 export const overviewRouter = router({
-  get: memberProcedure(getOverview.requirement)
-    .output(Overview)
-    .query(({ ctx }) => getOverview(ctx.db, ctx.actor)),
+  get: memberCalls.query(getOverview, Overview),
 });

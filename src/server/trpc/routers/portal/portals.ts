@@ -30,15 +30,18 @@ import {
   updatePortal,
 } from "@/server/services/portal/portals";
 import { router, scopedProcedure } from "../../init";
+import { answeringAs, restProcedures } from "../../service-procedures";
 
 const tags = ["Portals"];
+const rest = restProcedures("Portals");
 
 export const portalsRouter = router({
-  list: scopedProcedure(listPortals.requirement)
-    .meta({ openapi: { method: "GET", path: "/portals", tags, summary: "List portals" } })
-    .input(ListPortalsInput)
-    .output(ListPortalsOutput)
-    .query(({ ctx, input }) => listPortals(ctx.db, ctx.actor, input)),
+  list: rest.query(listPortals, {
+    path: "/portals",
+    summary: "List portals",
+    input: ListPortalsInput,
+    output: ListPortalsOutput,
+  }),
 
   create: scopedProcedure(createPortal.requirement)
     .meta({
@@ -65,37 +68,25 @@ export const portalsRouter = router({
     .output(PortalDetailOutput)
     .query(async ({ ctx, input }) => ({ portal: await getPortal(ctx.db, ctx.actor, input) })),
 
-  update: scopedProcedure(updatePortal.requirement)
-    .meta({
-      openapi: {
-        method: "PATCH",
-        path: "/portals/{id}",
-        tags,
-        summary: "Change a portal's name, slug, greeting, look, featured apps, default language or embedding",
-        description:
-          "Only the fields passed change; `logoUrl`, `accentColor` and `provisionPlanId` take `null` to clear. `embed.allowedOrigins` replaces the list (origins only, at most 20). A slug another portal has → 409 `conflict`.",
-      },
-      errors: ["not_found", "conflict"],
-    })
-    .input(UpdatePortalInput)
-    .output(PortalDetailOutput)
-    .mutation(async ({ ctx, input }) => ({ portal: await updatePortal(ctx.db, ctx.actor, input) })),
+  update: rest.mutation("PATCH", answeringAs("portal", updatePortal), {
+    path: "/portals/{id}",
+    summary: "Change a portal's name, slug, greeting, look, featured apps, default language or embedding",
+    description:
+      "Only the fields passed change; `logoUrl`, `accentColor` and `provisionPlanId` take `null` to clear. `embed.allowedOrigins` replaces the list (origins only, at most 20). A slug another portal has → 409 `conflict`.",
+    errors: ["not_found", "conflict"],
+    input: UpdatePortalInput,
+    output: PortalDetailOutput,
+  }),
 
-  rotateEmbedSecret: scopedProcedure(rotateEmbedSecret.requirement)
-    .meta({
-      openapi: {
-        method: "POST",
-        path: "/portals/{id}/embed-secret",
-        tags,
-        summary: "Create or rotate the portal's embed secret",
-        description:
-          "The HS256 secret the organization's backend signs embed tokens with, shown once. A previous secret keeps verifying tokens for 24 hours.",
-      },
-      errors: ["not_found"],
-    })
-    .input(PortalIdInput)
-    .output(EmbedSecretOutput)
-    .mutation(({ ctx, input }) => rotateEmbedSecret(ctx.db, ctx.actor, input)),
+  rotateEmbedSecret: rest.mutation("POST", rotateEmbedSecret, {
+    path: "/portals/{id}/embed-secret",
+    summary: "Create or rotate the portal's embed secret",
+    description:
+      "The HS256 secret the organization's backend signs embed tokens with, shown once. A previous secret keeps verifying tokens for 24 hours.",
+    errors: ["not_found"],
+    input: PortalIdInput,
+    output: EmbedSecretOutput,
+  }),
 
   admit: scopedProcedure(admitGroup.requirement)
     .meta({
@@ -121,25 +112,14 @@ export const portalsRouter = router({
       return { admission };
     }),
 
-  removeAdmission: scopedProcedure(removeAdmission.requirement)
-    .meta({
-      openapi: {
-        method: "DELETE",
-        path: "/portals/{portalId}/admissions/{groupId}",
-        tags,
-        summary: "End a user group's admission to a portal",
-        description:
-          "The group's members no longer enter the portal through this group; access they have through another admitted group stays.",
-      },
-      errors: ["groups_disabled", "not_found"],
-      successStatus: 204,
-    })
-    .input(AdmitGroupInput)
-    .output(z.void())
-    .mutation(async ({ ctx, input }) => {
-      await removeAdmission(ctx.db, ctx.actor, input);
-      ctx.response.status = 204;
-    }),
+  removeAdmission: rest.remove(removeAdmission, {
+    path: "/portals/{portalId}/admissions/{groupId}",
+    summary: "End a user group's admission to a portal",
+    description:
+      "The group's members no longer enter the portal through this group; access they have through another admitted group stays.",
+    errors: ["groups_disabled", "not_found"],
+    input: AdmitGroupInput,
+  }),
 
   admissions: scopedProcedure(listAdmissions.requirement)
     .input(z.strictObject({ portalId: z.uuid() }))

@@ -1,4 +1,3 @@
-import { z } from "zod";
 import {
   CreditLedgerInput,
   CreditLedgerOutput,
@@ -49,8 +48,10 @@ import {
 } from "@/schemas/provisioning/end-user-batches";
 import { bulkEndUserAction, importEndUsers } from "@/server/services/provisioning/end-user-batches";
 import { router, scopedProcedure } from "../../init";
+import { answeringAs, restProcedures } from "../../service-procedures";
 
 const tags = ["End users"];
+const rest = restProcedures("End users");
 
 export const endUsersRouter = router({
   provision: scopedProcedure(provisionEndUser.requirement)
@@ -88,245 +89,140 @@ export const endUsersRouter = router({
       return result;
     }),
 
-  list: scopedProcedure(listEndUsers.requirement)
-    .meta({
-      openapi: {
-        method: "GET",
-        path: "/end-users",
-        tags,
-        summary: "List end users",
-        description:
-          "Ordered by creation. `email` finds one account; `query` searches emails; `tierPlanId` and `groupId` keep the holders of a plan and the members of a group.",
-      },
-    })
-    .input(ListEndUsersInput)
-    .output(ListEndUsersOutput)
-    .query(({ ctx, input }) => listEndUsers(ctx.db, ctx.actor, input)),
+  list: rest.query(listEndUsers, {
+    path: "/end-users",
+    summary: "List end users",
+    description:
+      "Ordered by creation. `email` finds one account; `query` searches emails; `tierPlanId` and `groupId` keep the holders of a plan and the members of a group.",
+    input: ListEndUsersInput,
+    output: ListEndUsersOutput,
+  }),
 
-  import: scopedProcedure(importEndUsers.requirement)
-    .meta({
-      openapi: {
-        method: "POST",
-        path: "/end-user-imports",
-        tags,
-        summary: "Import end users from CSV, with a dry run",
-        description:
-          "Columns `email`, `name`, `plan`, `groups` (plans and groups by name; several separated by `;`). Each row is provisioned as POST /end-users would: created, updated (with the fields that change), unchanged, or refused with the code POST /end-users would answer. `dryRun` (default `true`) answers all of it and writes nothing; `false` applies it (refused rows write nothing). At most 1,000 rows and 512 KiB.",
-      },
-    })
-    .input(ImportEndUsersInput)
-    .output(ImportEndUsersOutput)
-    .mutation(({ ctx, input }) => importEndUsers(ctx.db, ctx.actor, input)),
+  import: rest.mutation("POST", importEndUsers, {
+    path: "/end-user-imports",
+    summary: "Import end users from CSV, with a dry run",
+    description:
+      "Columns `email`, `name`, `plan`, `groups` (plans and groups by name; several separated by `;`). Each row is provisioned as POST /end-users would: created, updated (with the fields that change), unchanged, or refused with the code POST /end-users would answer. `dryRun` (default `true`) answers all of it and writes nothing; `false` applies it (refused rows write nothing). At most 1,000 rows and 512 KiB.",
+    input: ImportEndUsersInput,
+    output: ImportEndUsersOutput,
+  }),
 
-  bulk: scopedProcedure(bulkEndUserAction.requirement)
-    .meta({
-      openapi: {
-        method: "POST",
-        path: "/end-user-bulk-actions",
-        tags,
-        summary: "Grant, add to a group or revoke many end users at once",
-        description:
-          "Up to 200 end users, each through the same service as one (the same rules and audit events): `grant` gives access to `appId` (in `portalId` only, when given; a revoked end user → `conflict`), `add_to_group` adds to `groupId`, `revoke` revokes. Each end user's outcome is answered (`changed`, `unchanged`, or `refused` with its error); one refused does not stop the others.",
-      },
-    })
-    .input(BulkEndUsersInput)
-    .output(BulkEndUsersOutput)
-    .mutation(({ ctx, input }) => bulkEndUserAction(ctx.db, ctx.actor, input)),
+  bulk: rest.mutation("POST", bulkEndUserAction, {
+    path: "/end-user-bulk-actions",
+    summary: "Grant, add to a group or revoke many end users at once",
+    description:
+      "Up to 200 end users, each through the same service as one (the same rules and audit events): `grant` gives access to `appId` (in `portalId` only, when given; a revoked end user → `conflict`), `add_to_group` adds to `groupId`, `revoke` revokes. Each end user's outcome is answered (`changed`, `unchanged`, or `refused` with its error); one refused does not stop the others.",
+    input: BulkEndUsersInput,
+    output: BulkEndUsersOutput,
+  }),
 
-  get: scopedProcedure(getEndUser.requirement)
-    .meta({
-      openapi: {
-        method: "GET",
-        path: "/end-users/{endUserId}",
-        tags,
-        summary: "Get an end user with every subscription and grant",
-      },
-      errors: ["not_found"],
-    })
-    .input(EndUserIdInput)
-    .output(EndUserDetailOutput)
-    .query(async ({ ctx, input }) => ({ endUser: await getEndUser(ctx.db, ctx.actor, input) })),
+  get: rest.query(answeringAs("endUser", getEndUser), {
+    path: "/end-users/{endUserId}",
+    summary: "Get an end user with every subscription and grant",
+    errors: ["not_found"],
+    input: EndUserIdInput,
+    output: EndUserDetailOutput,
+  }),
 
-  update: scopedProcedure(updateEndUser.requirement)
-    .meta({
-      openapi: {
-        method: "PATCH",
-        path: "/end-users/{endUserId}",
-        tags,
-        summary: "Update profile fields",
-        description:
-          "Profile fields: `fullName`. To add plans or grants, POST /end-users again; to remove them, use the sub-resources.",
-      },
-      errors: ["not_found"],
-    })
-    .input(UpdateEndUserInput)
-    .output(EndUserOutput)
-    .mutation(async ({ ctx, input }) => ({ endUser: await updateEndUser(ctx.db, ctx.actor, input) })),
+  update: rest.mutation("PATCH", answeringAs("endUser", updateEndUser), {
+    path: "/end-users/{endUserId}",
+    summary: "Update profile fields",
+    description:
+      "Profile fields: `fullName`. To add plans or grants, POST /end-users again; to remove them, use the sub-resources.",
+    errors: ["not_found"],
+    input: UpdateEndUserInput,
+    output: EndUserOutput,
+  }),
 
-  export: scopedProcedure(exportEndUser.requirement)
-    .meta({
-      openapi: {
-        method: "GET",
-        path: "/end-users/{endUserId}/export",
-        tags,
-        summary: "Export everything held about an end user",
-        description:
-          "One JSON document, streamed: profile, subscriptions and pools, grants, groups, portal sessions (no secrets), conversations with messages and citations, executions with feedback, credit requests, notebook pages, directory links and the audit events that name them.",
-      },
-      download: "end_user_export",
-      errors: ["not_found"],
-    })
-    .input(EndUserIdInput)
-    .output(EndUserExport)
-    .query(({ ctx, input }) => exportEndUser(ctx.db, ctx.actor, input)),
+  export: rest.query(exportEndUser, {
+    path: "/end-users/{endUserId}/export",
+    summary: "Export everything held about an end user",
+    description:
+      "One JSON document, streamed: profile, subscriptions and pools, grants, groups, portal sessions (no secrets), conversations with messages and citations, executions with feedback, credit requests, notebook pages, directory links and the audit events that name them.",
+    download: "end_user_export",
+    errors: ["not_found"],
+    input: EndUserIdInput,
+    output: EndUserExport,
+  }),
 
-  erase: scopedProcedure(eraseEndUser.requirement)
-    .meta({
-      openapi: {
-        method: "POST",
-        path: "/end-users/{endUserId}/erase",
-        tags,
-        summary: "Erase an end user's data",
-        description:
-          "Deletes their conversations, messages, feedback text, credit-request messages, sessions, notebook and directory links; replaces their email and name with a tombstone everywhere, the audit log included; keeps what their runs cost. Idempotent. Their email is unknown afterwards: provisioning it again creates a new end user. Sends `end_user.erased`.",
-      },
-      errors: ["not_found"],
-    })
-    .input(EndUserIdInput)
-    .output(EraseEndUserOutput)
-    .mutation(({ ctx, input }) => eraseEndUser(ctx.db, ctx.actor, input)),
+  erase: rest.mutation("POST", eraseEndUser, {
+    path: "/end-users/{endUserId}/erase",
+    summary: "Erase an end user's data",
+    description:
+      "Deletes their conversations, messages, feedback text, credit-request messages, sessions, notebook and directory links; replaces their email and name with a tombstone everywhere, the audit log included; keeps what their runs cost. Idempotent. Their email is unknown afterwards: provisioning it again creates a new end user. Sends `end_user.erased`.",
+    errors: ["not_found"],
+    input: EndUserIdInput,
+    output: EraseEndUserOutput,
+  }),
 
-  revoke: scopedProcedure(revokeEndUser.requirement)
-    .meta({
-      openapi: {
-        method: "POST",
-        path: "/end-users/{endUserId}/revoke",
-        tags,
-        summary: "Revoke an end user's access",
-        description: "Sets `revokedAt`. POST /end-users with the email restores the account.",
-      },
-      errors: ["not_found"],
-    })
-    .input(EndUserIdInput)
-    .output(EndUserOutput)
-    .mutation(async ({ ctx, input }) => ({ endUser: await revokeEndUser(ctx.db, ctx.actor, input) })),
+  revoke: rest.mutation("POST", answeringAs("endUser", revokeEndUser), {
+    path: "/end-users/{endUserId}/revoke",
+    summary: "Revoke an end user's access",
+    description: "Sets `revokedAt`. POST /end-users with the email restores the account.",
+    errors: ["not_found"],
+    input: EndUserIdInput,
+    output: EndUserOutput,
+  }),
 
-  delete: scopedProcedure(deleteEndUser.requirement)
-    .meta({
-      openapi: {
-        method: "DELETE",
-        path: "/end-users/{endUserId}",
-        tags,
-        summary: "Delete an end user",
-        description:
-          "Marks the identity deleted: subscriptions end, grants and memberships go, and provisioning the email again answers `deleted_identity`.",
-      },
-      errors: ["not_found"],
-      successStatus: 204,
-    })
-    .input(EndUserIdInput)
-    .output(z.void())
-    .mutation(async ({ ctx, input }) => {
-      await deleteEndUser(ctx.db, ctx.actor, input);
-      ctx.response.status = 204;
-    }),
+  delete: rest.remove(deleteEndUser, {
+    path: "/end-users/{endUserId}",
+    summary: "Delete an end user",
+    description:
+      "Marks the identity deleted: subscriptions end, grants and memberships go, and provisioning the email again answers `deleted_identity`.",
+    errors: ["not_found"],
+    input: EndUserIdInput,
+  }),
 
-  removeSubscription: scopedProcedure(removeSubscription.requirement)
-    .meta({
-      openapi: {
-        method: "DELETE",
-        path: "/end-users/{endUserId}/tier-plans/{tierPlanId}",
-        tags,
-        summary: "End an end user's subscription to a plan",
-      },
-      errors: ["not_found", "live_paid_subscription"],
-      successStatus: 204,
-    })
-    .input(RemoveSubscriptionInput)
-    .output(z.void())
-    .mutation(async ({ ctx, input }) => {
-      await removeSubscription(ctx.db, ctx.actor, input);
-      ctx.response.status = 204;
-    }),
+  removeSubscription: rest.remove(removeSubscription, {
+    path: "/end-users/{endUserId}/tier-plans/{tierPlanId}",
+    summary: "End an end user's subscription to a plan",
+    errors: ["not_found", "live_paid_subscription"],
+    input: RemoveSubscriptionInput,
+  }),
 
-  removeGrant: scopedProcedure(removeEndUserGrant.requirement)
-    .meta({
-      openapi: {
-        method: "DELETE",
-        path: "/end-users/{endUserId}/grants/{grantId}",
-        tags,
-        summary: "Remove a grant from an end user",
-      },
-      errors: ["not_found"],
-      successStatus: 204,
-    })
-    .input(RemoveGrantInput)
-    .output(z.void())
-    .mutation(async ({ ctx, input }) => {
-      await removeEndUserGrant(ctx.db, ctx.actor, input);
-      ctx.response.status = 204;
-    }),
+  removeGrant: rest.remove(removeEndUserGrant, {
+    path: "/end-users/{endUserId}/grants/{grantId}",
+    summary: "Remove a grant from an end user",
+    errors: ["not_found"],
+    input: RemoveGrantInput,
+  }),
 
-  grantBonusCredits: scopedProcedure(grantBonusCredits.requirement)
-    .meta({
-      openapi: {
-        method: "POST",
-        path: "/end-users/{endUserId}/tier-plans/{tierPlanId}/bonus-credits",
-        tags,
-        summary: "Give an end user bonus credits on one subscription",
-        description:
-          "Raises the active subscription's `bonusCredits` by `credits`, atomically; bonus credits stay until the pool resets. The end user's open credit requests are marked granted. A canceled subscription → 409 `conflict`.",
-      },
-      errors: ["not_found", "conflict"],
-    })
-    .input(GrantBonusCreditsInput)
-    .output(SubscriptionOutput)
-    .mutation(async ({ ctx, input }) => ({ subscription: await grantBonusCredits(ctx.db, ctx.actor, input) })),
+  grantBonusCredits: rest.mutation("POST", answeringAs("subscription", grantBonusCredits), {
+    path: "/end-users/{endUserId}/tier-plans/{tierPlanId}/bonus-credits",
+    summary: "Give an end user bonus credits on one subscription",
+    description:
+      "Raises the active subscription's `bonusCredits` by `credits`, atomically; bonus credits stay until the pool resets. The end user's open credit requests are marked granted. A canceled subscription → 409 `conflict`.",
+    errors: ["not_found", "conflict"],
+    input: GrantBonusCreditsInput,
+    output: SubscriptionOutput,
+  }),
 
-  creditLedger: scopedProcedure(creditLedger.requirement)
-    .meta({
-      openapi: {
-        method: "GET",
-        path: "/end-users/{endUserId}/credit-ledger",
-        tags,
-        summary: "An end user's credit ledger: charges, bonuses and resets",
-        description:
-          "Newest first, the last `limit` (default 100). A charge is one of their runs (`executionId`, what ran, its status, the credits taken); a bonus names its plan, who gave it and why; a reset is a pool's monthly renewal since its subscription last started.",
-      },
-      errors: ["not_found"],
-    })
-    .input(CreditLedgerInput)
-    .output(CreditLedgerOutput)
-    .query(({ ctx, input }) => creditLedger(ctx.db, ctx.actor, input)),
+  creditLedger: rest.query(creditLedger, {
+    path: "/end-users/{endUserId}/credit-ledger",
+    summary: "An end user's credit ledger: charges, bonuses and resets",
+    description:
+      "Newest first, the last `limit` (default 100). A charge is one of their runs (`executionId`, what ran, its status, the credits taken); a bonus names its plan, who gave it and why; a reset is a pool's monthly renewal since its subscription last started.",
+    errors: ["not_found"],
+    input: CreditLedgerInput,
+    output: CreditLedgerOutput,
+  }),
 
-  creditRequests: scopedProcedure(listCreditRequests.requirement)
-    .meta({
-      openapi: {
-        method: "GET",
-        path: "/end-users/{endUserId}/credit-requests",
-        tags,
-        summary: "An end user's requests for more credits",
-        description: "Made from a portal (at most 3 open at once). Open ones first, then newest first; the last 100.",
-      },
-      errors: ["not_found"],
-    })
-    .input(ListCreditRequestsInput)
-    .output(ListCreditRequestsOutput)
-    .query(async ({ ctx, input }) => ({ creditRequests: await listCreditRequests(ctx.db, ctx.actor, input) })),
+  creditRequests: rest.query(answeringAs("creditRequests", listCreditRequests), {
+    path: "/end-users/{endUserId}/credit-requests",
+    summary: "An end user's requests for more credits",
+    description: "Made from a portal (at most 3 open at once). Open ones first, then newest first; the last 100.",
+    errors: ["not_found"],
+    input: ListCreditRequestsInput,
+    output: ListCreditRequestsOutput,
+  }),
 
-  dismissCreditRequest: scopedProcedure(dismissCreditRequest.requirement)
-    .meta({
-      openapi: {
-        method: "POST",
-        path: "/end-users/{endUserId}/credit-requests/{creditRequestId}/dismiss",
-        tags,
-        summary: "Close a request for more credits without granting any",
-      },
-      errors: ["not_found"],
-    })
-    .input(DismissCreditRequestInput)
-    .output(CreditRequestOutput)
-    .mutation(async ({ ctx, input }) => ({ creditRequest: await dismissCreditRequest(ctx.db, ctx.actor, input) })),
+  dismissCreditRequest: rest.mutation("POST", answeringAs("creditRequest", dismissCreditRequest), {
+    path: "/end-users/{endUserId}/credit-requests/{creditRequestId}/dismiss",
+    summary: "Close a request for more credits without granting any",
+    errors: ["not_found"],
+    input: DismissCreditRequestInput,
+    output: CreditRequestOutput,
+  }),
 
   /** The console's "effective access" view: the apps the end user can use, where and why. */
   access: scopedProcedure(effectiveAccess.requirement)

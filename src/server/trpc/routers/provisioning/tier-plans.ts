@@ -16,57 +16,39 @@ import {
   updateTierPlan,
 } from "@/server/services/provisioning/tier-plans";
 import { router, scopedProcedure } from "../../init";
+import { answeringAs, restProcedures } from "../../service-procedures";
+
+const rest = restProcedures("Tier plans");
 
 export const tierPlansRouter = router({
-  list: scopedProcedure(listTierPlans.requirement)
-    .meta({
-      openapi: {
-        method: "GET",
-        path: "/tier-plans",
-        tags: ["Tier plans"],
-        summary: "List tier plans",
-        description: "Archived plans are listed with `archived: true`; they can no longer be assigned.",
-      },
-    })
-    .input(ListQuery)
-    .output(ListTierPlansOutput)
-    .query(({ ctx, input }) => listTierPlans(ctx.db, ctx.actor, input)),
+  list: rest.query(listTierPlans, {
+    path: "/tier-plans",
+    summary: "List tier plans",
+    description: "Archived plans are listed with `archived: true`; they can no longer be assigned.",
+    input: ListQuery,
+    output: ListTierPlansOutput,
+  }),
 
-  create: scopedProcedure(createTierPlan.requirement)
-    .meta({
-      openapi: {
-        method: "POST",
-        path: "/tier-plans",
-        tags: ["Tier plans"],
-        summary: "Create a tier plan",
-        description:
-          "`allowedModels` limits the models its end users' runs may call (null: every model); an id not in `GET /models` → 422 `invalid_model`. `withGroup` gives the plan its own user group. `description`, a price (`priceAmount` in cents with `priceCurrency` and `priceInterval`) and `features` (what it includes) are shown to owners and in portals; nothing is charged.",
-      },
-      errors: ["invalid_model"],
-      successStatus: 201,
-    })
-    .input(CreateTierPlanInput)
-    .output(CreateTierPlanOutput)
-    .mutation(async ({ ctx, input }) => {
-      ctx.response.status = 201;
-      return createTierPlan(ctx.db, ctx.actor, input);
-    }),
+  create: rest.mutation("POST", createTierPlan, {
+    path: "/tier-plans",
+    summary: "Create a tier plan",
+    description:
+      "`allowedModels` limits the models its end users' runs may call (null: every model); an id not in `GET /models` → 422 `invalid_model`. `withGroup` gives the plan its own user group. `description`, a price (`priceAmount` in cents with `priceCurrency` and `priceInterval`) and `features` (what it includes) are shown to owners and in portals; nothing is charged.",
+    errors: ["invalid_model"],
+    successStatus: 201,
+    input: CreateTierPlanInput,
+    output: CreateTierPlanOutput,
+  }),
 
-  update: scopedProcedure(updateTierPlan.requirement)
-    .meta({
-      openapi: {
-        method: "PATCH",
-        path: "/tier-plans/{tierPlanId}",
-        tags: ["Tier plans"],
-        summary: "Change a tier plan's name, monthly credits, allowed models, description, price or features",
-        description:
-          "Only the fields passed change. A new `creditAllowance` applies at once to every active pool of the plan. `allowedModels`: the models its end users' runs may call (null: every model); an end user's run on a model none of their plans allows → 403 `model_not_in_plan`. The price is shown, not charged; `priceAmount: null` removes it.",
-      },
-      errors: ["not_found", "invalid_model"],
-    })
-    .input(UpdateTierPlanInput)
-    .output(TierPlanOutput)
-    .mutation(async ({ ctx, input }) => ({ tierPlan: await updateTierPlan(ctx.db, ctx.actor, input) })),
+  update: rest.mutation("PATCH", answeringAs("tierPlan", updateTierPlan), {
+    path: "/tier-plans/{tierPlanId}",
+    summary: "Change a tier plan's name, monthly credits, allowed models, description, price or features",
+    description:
+      "Only the fields passed change. A new `creditAllowance` applies at once to every active pool of the plan. `allowedModels`: the models its end users' runs may call (null: every model); an end user's run on a model none of their plans allows → 403 `model_not_in_plan`. The price is shown, not charged; `priceAmount: null` removes it.",
+    errors: ["not_found", "invalid_model"],
+    input: UpdateTierPlanInput,
+    output: TierPlanOutput,
+  }),
 
   /** The console's plans page: active subscribers per plan. */
   subscribers: scopedProcedure(tierPlanSubscribers.requirement)

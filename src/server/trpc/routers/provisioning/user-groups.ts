@@ -29,8 +29,10 @@ import {
   updateUserGroup,
 } from "@/server/services/provisioning/user-groups";
 import { router, scopedProcedure } from "../../init";
+import { answeringAs, restProcedures } from "../../service-procedures";
 
 const tags = ["User groups"];
+const rest = restProcedures("User groups");
 
 export const userGroupsRouter = router({
   create: scopedProcedure(createUserGroup.requirement)
@@ -46,58 +48,39 @@ export const userGroupsRouter = router({
       return { userGroup: await createUserGroup(ctx.db, ctx.actor, input) };
     }),
 
-  list: scopedProcedure(listUserGroups.requirement)
-    .meta({
-      openapi: { method: "GET", path: "/user-groups", tags, summary: "List user groups" },
-      errors: ["groups_disabled"],
-    })
-    .input(ListUserGroupsInput)
-    .output(ListUserGroupsOutput)
-    .query(({ ctx, input }) => listUserGroups(ctx.db, ctx.actor, input)),
+  list: rest.query(listUserGroups, {
+    path: "/user-groups",
+    summary: "List user groups",
+    errors: ["groups_disabled"],
+    input: ListUserGroupsInput,
+    output: ListUserGroupsOutput,
+  }),
 
-  get: scopedProcedure(getUserGroup.requirement)
-    .meta({
-      openapi: { method: "GET", path: "/user-groups/{groupId}", tags, summary: "Get a user group" },
-      errors: ["groups_disabled", "not_found"],
-    })
-    .input(GroupIdInput)
-    .output(UserGroupOutput)
-    .query(async ({ ctx, input }) => ({ userGroup: await getUserGroup(ctx.db, ctx.actor, input) })),
+  get: rest.query(answeringAs("userGroup", getUserGroup), {
+    path: "/user-groups/{groupId}",
+    summary: "Get a user group",
+    errors: ["groups_disabled", "not_found"],
+    input: GroupIdInput,
+    output: UserGroupOutput,
+  }),
 
-  update: scopedProcedure(updateUserGroup.requirement)
-    .meta({
-      openapi: {
-        method: "PATCH",
-        path: "/user-groups/{groupId}",
-        tags,
-        summary: "Rename or describe a user group",
-        description:
-          "A plan's group follows the plan: renaming it answers 409 `plan_group`. A directory group's name follows the directory: 409 `directory_managed`.",
-      },
-      errors: ["groups_disabled", "not_found", "plan_group", "directory_managed"],
-    })
-    .input(UpdateUserGroupInput)
-    .output(UserGroupOutput)
-    .mutation(async ({ ctx, input }) => ({ userGroup: await updateUserGroup(ctx.db, ctx.actor, input) })),
+  update: rest.mutation("PATCH", answeringAs("userGroup", updateUserGroup), {
+    path: "/user-groups/{groupId}",
+    summary: "Rename or describe a user group",
+    description:
+      "A plan's group follows the plan: renaming it answers 409 `plan_group`. A directory group's name follows the directory: 409 `directory_managed`.",
+    errors: ["groups_disabled", "not_found", "plan_group", "directory_managed"],
+    input: UpdateUserGroupInput,
+    output: UserGroupOutput,
+  }),
 
-  delete: scopedProcedure(deleteUserGroup.requirement)
-    .meta({
-      openapi: {
-        method: "DELETE",
-        path: "/user-groups/{groupId}",
-        tags,
-        summary: "Delete a user group",
-        description: "A plan's group answers 409 `plan_group`: archive the plan instead.",
-      },
-      errors: ["groups_disabled", "not_found", "plan_group"],
-      successStatus: 204,
-    })
-    .input(GroupIdInput)
-    .output(z.void())
-    .mutation(async ({ ctx, input }) => {
-      await deleteUserGroup(ctx.db, ctx.actor, input);
-      ctx.response.status = 204;
-    }),
+  delete: rest.remove(deleteUserGroup, {
+    path: "/user-groups/{groupId}",
+    summary: "Delete a user group",
+    description: "A plan's group answers 409 `plan_group`: archive the plan instead.",
+    errors: ["groups_disabled", "not_found", "plan_group"],
+    input: GroupIdInput,
+  }),
 
   addMember: scopedProcedure(addGroupMember.requirement)
     .meta({
@@ -121,23 +104,12 @@ export const userGroupsRouter = router({
       return { member };
     }),
 
-  removeMember: scopedProcedure(removeGroupMember.requirement)
-    .meta({
-      openapi: {
-        method: "DELETE",
-        path: "/user-groups/{groupId}/members/{endUserId}",
-        tags,
-        summary: "Remove an end user from a group",
-      },
-      errors: ["groups_disabled", "not_found", "plan_group", "directory_managed"],
-      successStatus: 204,
-    })
-    .input(z.strictObject({ groupId: z.uuid(), endUserId: z.uuid() }))
-    .output(z.void())
-    .mutation(async ({ ctx, input }) => {
-      await removeGroupMember(ctx.db, ctx.actor, input);
-      ctx.response.status = 204;
-    }),
+  removeMember: rest.remove(removeGroupMember, {
+    path: "/user-groups/{groupId}/members/{endUserId}",
+    summary: "Remove an end user from a group",
+    errors: ["groups_disabled", "not_found", "plan_group", "directory_managed"],
+    input: z.strictObject({ groupId: z.uuid(), endUserId: z.uuid() }),
+  }),
 
   members: scopedProcedure(listGroupMembers.requirement)
     .input(ListGroupMembersInput)
@@ -166,23 +138,12 @@ export const userGroupsRouter = router({
       return { grant };
     }),
 
-  removeGrant: scopedProcedure(removeGroupGrant.requirement)
-    .meta({
-      openapi: {
-        method: "DELETE",
-        path: "/user-groups/{groupId}/grants/{grantId}",
-        tags,
-        summary: "Remove a group grant",
-      },
-      errors: ["groups_disabled", "not_found"],
-      successStatus: 204,
-    })
-    .input(RemoveGroupGrantInput)
-    .output(z.void())
-    .mutation(async ({ ctx, input }) => {
-      await removeGroupGrant(ctx.db, ctx.actor, input);
-      ctx.response.status = 204;
-    }),
+  removeGrant: rest.remove(removeGroupGrant, {
+    path: "/user-groups/{groupId}/grants/{grantId}",
+    summary: "Remove a group grant",
+    errors: ["groups_disabled", "not_found"],
+    input: RemoveGroupGrantInput,
+  }),
 
   grants: scopedProcedure(listGroupGrants.requirement)
     .input(GroupIdInput)

@@ -40,73 +40,56 @@ import { listTestRuns, runTests } from "@/server/services/builder/test-runs";
 import { previewDraft } from "@/server/services/builder/draft-preview";
 import { getTestSuite, saveTestSuite } from "@/server/services/builder/test-suites";
 import { transact } from "@/server/services/runs/transactions";
-import { memberProcedure, router, scopedProcedure } from "../../init";
+import { router, scopedProcedure } from "../../init";
+import { answeringAs, forKind, memberCalls, restProcedures } from "../../service-procedures";
+
+const appsRest = restProcedures("Apps");
+const filesRest = restProcedures("Files");
+const executionsRest = restProcedures("Executions");
 
 function testProcedures(kind: BuilderKind, plural: "agents" | "flows" | "apps") {
-  const tags = [plural[0]!.toUpperCase() + plural.slice(1)];
+  const rest = restProcedures(plural[0]!.toUpperCase() + plural.slice(1));
   return {
-    run: scopedProcedure(runTests.requirementFor(kind))
-      .meta({
-        openapi: {
-          method: "POST",
-          path: `/${plural}/{id}/tests`,
-          tags,
-          summary: `Run graded test cases against the ${kind}'s draft`,
-          description: `Up to 10 cases, each run against the DRAFT and graded by the quality judge against \`rubric\` when given, else the case's \`expectedBehavior\`. 1 credit per case, checked before anything runs. Needs the quality checker in the organization's plan.${kind === "flow" ? " A draft whose nodes still lack their data (a draft may hold them) answers `invalid_workflow` naming each node, before anything runs." : ""}`,
-        },
-        errors: [
-          "feature_not_available",
-          "insufficient_credits",
-          "not_found",
-          ...(kind === "app" ? (["unpublished_dependencies"] as const) : []),
-          ...(kind === "flow" ? (["invalid_workflow"] as const) : []),
-        ],
-      })
-      .input(RunTestsInput)
-      .output(TestRun)
-      .mutation(({ ctx, input }) => runTests(ctx.db, ctx.actor, kind, input)),
-    list: scopedProcedure(listTestRuns.requirementFor(kind))
-      .meta({
-        openapi: { method: "GET", path: `/${plural}/{id}/tests`, tags, summary: `List the ${kind}'s test runs` },
-        errors: ["not_found"],
-      })
-      .input(ListTestRunsInput)
-      .output(ListTestRunsOutput)
-      .query(({ ctx, input }) => listTestRuns(ctx.db, ctx.actor, kind, input)),
+    run: rest.mutation("POST", forKind(runTests, kind), {
+      path: `/${plural}/{id}/tests`,
+      summary: `Run graded test cases against the ${kind}'s draft`,
+      description: `Up to 10 cases, each run against the DRAFT and graded by the quality judge against \`rubric\` when given, else the case's \`expectedBehavior\`. 1 credit per case, checked before anything runs. Needs the quality checker in the organization's plan.${kind === "flow" ? " A draft whose nodes still lack their data (a draft may hold them) answers `invalid_workflow` naming each node, before anything runs." : ""}`,
+      errors: [
+        "feature_not_available",
+        "insufficient_credits",
+        "not_found",
+        ...(kind === "app" ? (["unpublished_dependencies"] as const) : []),
+        ...(kind === "flow" ? (["invalid_workflow"] as const) : []),
+      ],
+      input: RunTestsInput,
+      output: TestRun,
+    }),
+    list: rest.query(forKind(listTestRuns, kind), {
+      path: `/${plural}/{id}/tests`,
+      summary: `List the ${kind}'s test runs`,
+      errors: ["not_found"],
+      input: ListTestRunsInput,
+      output: ListTestRunsOutput,
+    }),
     // The editors' preview panel: one message against the draft, billed as a test case.
-    preview: memberProcedure(previewDraft.requirementFor(kind))
-      .input(DraftPreviewInput)
-      .output(DraftPreview)
-      .mutation(({ ctx, input }) => previewDraft(ctx.db, ctx.actor, kind, input)),
+    preview: memberCalls.mutationWith(forKind(previewDraft, kind), DraftPreviewInput, DraftPreview),
     // The console's Tests panel keeps its cases with the item (console only, like the panel).
-    suite: memberProcedure(getTestSuite.requirementFor(kind))
-      .input(z.strictObject({ id: Uuid }))
-      .output(TestSuite)
-      .query(({ ctx, input }) => getTestSuite(ctx.db, ctx.actor, kind, input)),
-    saveSuite: memberProcedure(saveTestSuite.requirementFor(kind))
-      .input(SaveTestSuiteInput)
-      .output(TestSuite)
-      .mutation(({ ctx, input }) => saveTestSuite(ctx.db, ctx.actor, kind, input)),
+    suite: memberCalls.queryWith(forKind(getTestSuite, kind), z.strictObject({ id: Uuid }), TestSuite),
+    saveSuite: memberCalls.mutationWith(forKind(saveTestSuite, kind), SaveTestSuiteInput, TestSuite),
   };
 }
 
 export const runtimeRouter = router({
-  conversationFeedback: scopedProcedure(setMessageFeedback.requirement)
-    .meta({
-      openapi: {
-        method: "POST",
-        path: "/apps/{appId}/conversation/messages/{messageId}/feedback",
-        tags: ["Apps"],
-        summary: "Rate a reply",
-        description:
-          "Thumbs up or down on an assistant message of a conversation, with an optional reason; `rating: null` clears it. Stored on the execution that produced the reply (its `feedback`; `GET /executions?feedback=`). A message of a conversation the caller may not read is `not_found`.",
-      },
-      door: "apps",
-      errors: ["not_found"],
-    })
-    .input(MessageFeedbackInput)
-    .output(MessageFeedbackOutput)
-    .mutation(({ ctx, input }) => setMessageFeedback(ctx.db, ctx.actor, input)),
+  conversationFeedback: appsRest.mutation("POST", setMessageFeedback, {
+    path: "/apps/{appId}/conversation/messages/{messageId}/feedback",
+    summary: "Rate a reply",
+    description:
+      "Thumbs up or down on an assistant message of a conversation, with an optional reason; `rating: null` clears it. Stored on the execution that produced the reply (its `feedback`; `GET /executions?feedback=`). A message of a conversation the caller may not read is `not_found`.",
+    door: "apps",
+    errors: ["not_found"],
+    input: MessageFeedbackInput,
+    output: MessageFeedbackOutput,
+  }),
   uploadFile: scopedProcedure(uploadFiles.requirement)
     .meta({
       openapi: {
@@ -126,21 +109,15 @@ export const runtimeRouter = router({
     .mutation(async ({ ctx, input }) => ({
       file: (await uploadFiles(ctx.db, ctx.actor, { ...input, files: [] })).files[0]!,
     })),
-  getFile: scopedProcedure(getFile.requirement)
-    .meta({
-      openapi: {
-        method: "GET",
-        path: "/files/{fileId}",
-        tags: ["Files"],
-        summary: "An attached file's details",
-        description:
-          "Read by the file's owner (the end user it belongs to, the member or key that uploaded it) and the organization's admins (and organization keys); anyone else, another end user and another organization get `not_found`.",
-      },
-      errors: ["not_found"],
-    })
-    .input(FileIdInput)
-    .output(FileOutput)
-    .query(({ ctx, input }) => getFile(ctx.db, ctx.actor, input)),
+  getFile: filesRest.query(getFile, {
+    path: "/files/{fileId}",
+    summary: "An attached file's details",
+    description:
+      "Read by the file's owner (the end user it belongs to, the member or key that uploaded it) and the organization's admins (and organization keys); anyone else, another end user and another organization get `not_found`.",
+    errors: ["not_found"],
+    input: FileIdInput,
+    output: FileOutput,
+  }),
   /** Served by src/server/adapters/download.ts, which answers the bytes; the procedure documents it. */
   getFileContent: scopedProcedure(getFileContent.requirement)
     .meta({
@@ -299,29 +276,22 @@ export const runtimeRouter = router({
   flowTests: router(testProcedures("flow", "flows")),
   appTests: router(testProcedures("app", "apps")),
 
-  executions: scopedProcedure(listExecutions.requirement)
-    .meta({
-      openapi: {
-        method: "GET",
-        path: "/executions",
-        tags: ["Executions"],
-        summary: "List runs with their trace, latency and credits",
-        description:
-          "Filter by `itemId`, by `endUserId` (runs for an end user, in a portal or over the API on their behalf), by `portalId` or by `status`; `outcome=failure` lists the runs GET /usage counts as `failures` (`failed` or `output_invalid`). Runs refused before they ran are not executions (nothing ran): GET /usage/refusals lists them. Oldest first; `order=newest` for the latest first.",
-      },
-    })
-    .input(ListExecutionsInput)
-    .output(ListExecutionsOutput)
-    .query(({ ctx, input }) => listExecutions(ctx.db, ctx.actor, input)),
+  executions: executionsRest.query(listExecutions, {
+    path: "/executions",
+    summary: "List runs with their trace, latency and credits",
+    description:
+      "Filter by `itemId`, by `endUserId` (runs for an end user, in a portal or over the API on their behalf), by `portalId` or by `status`; `outcome=failure` lists the runs GET /usage counts as `failures` (`failed` or `output_invalid`). Runs refused before they ran are not executions (nothing ran): GET /usage/refusals lists them. Oldest first; `order=newest` for the latest first.",
+    input: ListExecutionsInput,
+    output: ListExecutionsOutput,
+  }),
 
-  execution: scopedProcedure(getExecution.requirement)
-    .meta({
-      openapi: { method: "GET", path: "/executions/{executionId}", tags: ["Executions"], summary: "One run" },
-      errors: ["not_found"],
-    })
-    .input(z.strictObject({ executionId: z.uuid() }))
-    .output(ExecutionOutput)
-    .query(async ({ ctx, input }) => ({ execution: await getExecution(ctx.db, ctx.actor, input) })),
+  execution: executionsRest.query(answeringAs("execution", getExecution), {
+    path: "/executions/{executionId}",
+    summary: "One run",
+    errors: ["not_found"],
+    input: z.strictObject({ executionId: z.uuid() }),
+    output: ExecutionOutput,
+  }),
 
   approvals: scopedProcedure(listPendingApprovals.requirement)
     .meta({
@@ -338,21 +308,15 @@ export const runtimeRouter = router({
     .output(ListApprovalsOutput)
     .query(({ ctx }) => listPendingApprovals(ctx.db, ctx.actor)),
 
-  approval: scopedProcedure(getApproval.requirement)
-    .meta({
-      openapi: {
-        method: "GET",
-        path: "/executions/{executionId}/approval",
-        tags: ["Executions"],
-        summary: "A run's approval, with what it wants to do and why",
-        description:
-          "The approval node's message, the run's input, the paused flow's inputs, variables and the outputs of the nodes before it, and the decision once taken.",
-      },
-      errors: ["not_found"],
-    })
-    .input(z.strictObject({ executionId: Uuid }))
-    .output(ApprovalDetail)
-    .query(({ ctx, input }) => getApproval(ctx.db, ctx.actor, input)),
+  approval: executionsRest.query(getApproval, {
+    path: "/executions/{executionId}/approval",
+    summary: "A run's approval, with what it wants to do and why",
+    description:
+      "The approval node's message, the run's input, the paused flow's inputs, variables and the outputs of the nodes before it, and the decision once taken.",
+    errors: ["not_found"],
+    input: z.strictObject({ executionId: Uuid }),
+    output: ApprovalDetail,
+  }),
 
   decideApproval: scopedProcedure(decideApproval.requirement)
     .meta({

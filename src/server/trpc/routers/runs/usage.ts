@@ -12,7 +12,10 @@ import {
 } from "@/schemas/runs/usage";
 import { listRefusals } from "@/server/services/runs/run-refusals";
 import { endUsersNearLimit, getScopedUsage, getUsage } from "@/server/services/runs/usage";
-import { memberProcedure, router, scopedProcedure } from "../../init";
+import { router, scopedProcedure } from "../../init";
+import { memberCalls, restProcedures } from "../../service-procedures";
+
+const rest = restProcedures("Usage");
 
 export const usageRouter = router({
   get: scopedProcedure(getUsage.requirement)
@@ -39,28 +42,20 @@ export const usageRouter = router({
       return report;
     }),
 
-  refusals: scopedProcedure(listRefusals.requirement)
-    .meta({
-      openapi: {
-        method: "GET",
-        path: "/usage/refusals",
-        tags: ["Usage"],
-        summary: "Runs refused before they ran",
-        description:
-          "Each conversation turn, transaction or test run refused before it ran (402 `insufficient_credits`): what `refusals` in GET /usage counts, newest first. Nothing ran, so a refusal is not an execution: no trace, input or credits. Filter by `code`, `appId`, `endUserId` or `portalId`.",
-      },
-    })
-    .input(ListRefusalsInput)
-    .output(ListRefusalsOutput)
-    .query(({ ctx, input }) => listRefusals(ctx.db, ctx.actor, input)),
+  refusals: rest.query(listRefusals, {
+    path: "/usage/refusals",
+    summary: "Runs refused before they ran",
+    description:
+      "Each conversation turn, transaction or test run refused before it ran (402 `insufficient_credits`): what `refusals` in GET /usage counts, newest first. Nothing ran, so a refusal is not an execution: no trace, input or credits. Filter by `code`, `appId`, `endUserId` or `portalId`.",
+    input: ListRefusalsInput,
+    output: ListRefusalsOutput,
+  }),
 
-  scoped: memberProcedure(getScopedUsage.requirement)
-    .input(ScopedUsageInput)
-    .output(UsageReport)
-    .query(({ ctx, input }) => getScopedUsage(ctx.db, ctx.actor, input)),
+  scoped: memberCalls.queryWith(getScopedUsage, ScopedUsageInput, UsageReport),
 
-  nearLimit: memberProcedure(endUsersNearLimit.requirement)
-    .input(z.strictObject({ limit: z.number().int().min(1).max(20).default(5) }))
-    .output(EndUsersNearLimitOutput)
-    .query(({ ctx, input }) => endUsersNearLimit(ctx.db, ctx.actor, input)),
+  nearLimit: memberCalls.queryWith(
+    endUsersNearLimit,
+    z.strictObject({ limit: z.number().int().min(1).max(20).default(5) }),
+    EndUsersNearLimitOutput,
+  ),
 });
