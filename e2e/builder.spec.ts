@@ -152,3 +152,29 @@ test("the app editor orders members, checks JSON Schemas and names unpublished d
   expect(draft.app.orchestrationMode).toBe("sequential");
   expect(draft.app.api.inputSchema.properties.topic.type).toBe("string");
 });
+
+test("an edit the API would refuse is held back with its reason, sent once fixed", async ({ page }) => {
+  const { orgKey } = await signedInDemo(page);
+  const { agent } = await api(page.request, orgKey.secret, "POST", "/agents", { name: "Greeter" });
+  const patches: string[] = [];
+  page.on("request", (request) => {
+    if (request.method() !== "GET" && request.url().includes("patchDraft")) patches.push(request.url());
+  });
+  await page.goto(`/agents/${agent.id}`);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Greeter");
+
+  await page.getByTestId("field-name").fill("");
+  const problem = page.getByTestId("save-problem");
+  await expect(problem).toContainText("Not saved yet.");
+  await expect(problem).toContainText("Name: Cannot be empty.");
+  await expect(page.getByTestId("save-state")).not.toHaveText("Saved");
+  expect(patches).toEqual([]);
+  const held = await api(page.request, orgKey.secret, "GET", `/agents/${agent.id}/draft`);
+  expect(held.agent.name).toBe("Greeter");
+
+  await page.getByTestId("field-name").fill("Greeter Two");
+  await expect(page.getByTestId("save-state")).toHaveText("Saved");
+  await expect(problem).toHaveCount(0);
+  const saved = await api(page.request, orgKey.secret, "GET", `/agents/${agent.id}/draft`);
+  expect(saved.agent.name).toBe("Greeter Two");
+});

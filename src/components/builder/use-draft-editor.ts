@@ -7,11 +7,15 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useUnsavedChanges } from "@/components/console/unsaved-changes";
+import { schemaProblems } from "@/components/console/use-zod-form";
+import { AgentPatch, AppPatch, FlowPatch } from "@/schemas/builder/builder";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 
 export type KindPlural = "agents" | "flows" | "apps";
 export const ONE = { agents: "agent", flows: "flow", apps: "app" } as const;
 export const ID_KEY = { agents: "agentId", flows: "flowId", apps: "appId" } as const;
+/** The schema each kind's draft edits are checked against before they are sent, as the API checks them. */
+const PATCH_SCHEMA = { agents: AgentPatch, flows: FlowPatch, apps: AppPatch } as const;
 
 // The three kinds' routers come from one generic factory (server/trpc/routers/builder/builder.ts), so their
 // per-kind documents and procedures cannot be named here; the editors share these loose types.
@@ -79,6 +83,20 @@ function changedFields(saved: Doc, current: Doc): Doc {
   return changes;
 }
 
+/**
+ * The changed fields that the API's schema would refuse (an emptied name, a text over its bound)
+ * are held back, as `holdBack`'s problems are: kept here, said beside the editor, not sent.
+ */
+function schemaHoldBack(kind: KindPlural, changes: Doc): SaveProblem | null {
+  const [first, ...more] = schemaProblems(PATCH_SCHEMA[kind], changes);
+  if (!first) return null;
+  return {
+    message: first,
+    heldBack: true,
+    ...(more.length > 0 ? { feedback: more.map((message) => ({ message })) } : {}),
+  };
+}
+
 /** `holdBack` names what the server would refuse in a document, so it is kept here and not sent. */
 export function useDraftEditor(
   kind: KindPlural,
@@ -137,8 +155,8 @@ export function useDraftEditor(
   const changes = useMemo(() => (doc && saved ? changedFields(saved, doc) : {}), [doc, saved]);
   const unsaved = Object.keys(changes).length > 0;
   const held = useMemo(
-    () => (doc && unsaved ? (holdBack?.(doc, changes) ?? null) : null),
-    [doc, unsaved, changes, holdBack],
+    () => (doc && unsaved ? (holdBack?.(doc, changes) ?? schemaHoldBack(kind, changes)) : null),
+    [doc, unsaved, changes, holdBack, kind],
   );
   const refused = refusal !== null && refusal.doc === doc;
   // Back to what the server holds (an error undone by hand included): nothing is refused any more,

@@ -69,6 +69,26 @@ export function useZodForm<Schema extends z.ZodType<FieldValues, FieldValues>, V
   return useForm<Values, unknown, z.output<Schema>>({ ...formOptions, resolver });
 }
 
+/** A field's label from its schema key ("systemInstruction" → "System instruction"). */
+function fieldLabel(path: readonly PropertyKey[]): string {
+  const words = String(path[0] ?? "")
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/**
+ * What `schema` refuses in `value`, in the console's words and each led by its field's label
+ * ("Name: Cannot be empty."), for a form that saves as it is edited rather than on submit.
+ */
+export function schemaProblems(schema: z.ZodType, value: unknown): string[] {
+  const parsed = schema.safeParse(value, { error: consoleWording });
+  if (parsed.success) return [];
+  return parsed.error.issues.map((issue) =>
+    issue.path.length > 0 ? `${fieldLabel(issue.path)}: ${issue.message}` : issue.message,
+  );
+}
+
 function issueError(issue: z.core.$ZodIssue) {
   return { type: issue.code, message: issue.message };
 }
