@@ -10,7 +10,16 @@ import { createModelProvider } from "@/server/services/org/model-providers";
 import { updateOrganization } from "@/server/services/org/organizations";
 import { revokeApiKey } from "@/server/services/identity/api-keys";
 import { storeRunEvents, type EventBatch } from "@/server/services/runs/run-events";
-import { addPerson, api, expectError, isCounterSweep, issueKey, newOrganization, type Handler } from "../helpers";
+import {
+  addPerson,
+  api,
+  expectError,
+  isCounterSweep,
+  issueKey,
+  newOrganization,
+  type Handler,
+  type Tenant,
+} from "../helpers";
 import { email, newGroup, newPlan } from "../provisioning-helpers";
 import { newKnowledgebase, newPage } from "../knowledge-helpers";
 import { publishedApp } from "../runtime-helpers";
@@ -226,21 +235,26 @@ describe("a streamed turn", { timeout: 120_000 }, () => {
   });
 });
 
+/** Runs in progress of `tenant` with these ids, for their events to be stored against. */
+async function runningRuns(tenant: Tenant, runIds: string[]) {
+  await getDb().conversationRun.createMany({
+    data: runIds.map((id) => ({
+      id,
+      organizationId: tenant.organization.id,
+      appId: crypto.randomUUID(),
+      conversationId: crypto.randomUUID(),
+      door: "api",
+      status: "running",
+    })),
+  });
+}
+
 describe("the events of many runs", () => {
   it("are stored in one statement per turn of the event loop; a retried batch is skipped, a failing one fails alone", async () => {
     const server = serverProcess();
     const tenant = await newOrganization();
     const runIds = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
-    await getDb().conversationRun.createMany({
-      data: runIds.map((id) => ({
-        id,
-        organizationId: tenant.organization.id,
-        appId: crypto.randomUUID(),
-        conversationId: crypto.randomUUID(),
-        door: "api",
-        status: "running",
-      })),
-    });
+    await runningRuns(tenant, runIds);
     const batch = (runId: string, first: number, texts: string[]): EventBatch => ({
       runId,
       first,
@@ -279,16 +293,7 @@ describe("the events of many runs", () => {
     const server = serverProcess();
     const tenant = await newOrganization();
     const runIds = Array.from({ length: 5 }, () => crypto.randomUUID());
-    await getDb().conversationRun.createMany({
-      data: runIds.map((id) => ({
-        id,
-        organizationId: tenant.organization.id,
-        appId: crypto.randomUUID(),
-        conversationId: crypto.randomUUID(),
-        door: "api",
-        status: "running",
-      })),
-    });
+    await runningRuns(tenant, runIds);
     const store = (runId: string) =>
       storeRunEvents(server.db, { runId, first: 0, events: ["delta"], data: [JSON.stringify({ text: runId })] });
     const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
