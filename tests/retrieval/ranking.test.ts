@@ -6,7 +6,7 @@ import { retrievePassages } from "@/server/runtime/retrieval/passages";
 import { retrieve } from "@/server/runtime/retrieval/retrieve";
 import { retrievalTest } from "@/server/services/knowledge/retrieval";
 import { api } from "../helpers";
-import { drain, newPage, tenantWithKnowledgebase } from "../knowledge-helpers";
+import { drain, newKnowledgebase, newPage, tenantWithKnowledgebase } from "../knowledge-helpers";
 
 type Result = { id: string; title: string; heading: string };
 
@@ -98,6 +98,41 @@ describe("lexical ranking", () => {
       title: "Handbook > Handbook > Travel > Expenses",
       text: expect.stringContaining("Keep every receipt"),
     });
+  });
+
+  it("orders passages of equal score the same in every load: by the document's name, its earlier passage first", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    const other = await newKnowledgebase(tenant, "Handbook again");
+    // Every passage holds the same words, so every score is equal; the two loads add the documents in opposite orders.
+    const markdown = "## Monday\n\nRotate the signing key.\n\n## Tuesday\n\nRotate the signing key.";
+    const names = ["Delta", "Alpha", "Foxtrot", "Charlie", "Echo", "Bravo"];
+    for (const [kb, order] of [
+      [kbId, names],
+      [other, [...names].reverse()],
+    ] as const)
+      for (const name of order)
+        expect(
+          (await api("POST", `/knowledgebases/${kb}/sources`, { key, body: { name, contentMarkdown: markdown } }))
+            .status,
+        ).toBe(202);
+    await drain();
+    const sorted = [...names].sort();
+    for (const kb of [kbId, other]) {
+      const results = await search(key, kb, "rotate the signing key", ["sources"]);
+      expect(results.map((r) => [r.title, r.heading])).toEqual(sorted.map((name) => [name, "Monday"]));
+      const hits = await retrieve(getDb(), tenant.organization.id, {
+        knowledgebaseIds: [kb],
+        query: "signing key",
+        limit: 4,
+      });
+      expect(hits.map((hit) => [hit.title, hit.heading])).toEqual([
+        ["Alpha", "Monday"],
+        ["Alpha", "Tuesday"],
+        ["Bravo", "Monday"],
+        ["Bravo", "Tuesday"],
+      ]);
+    }
   });
 
   it("the console's retrieval test shows what an agent receives, and only for the organization's knowledgebase", async () => {

@@ -47,6 +47,11 @@ const HEADING_WEIGHT = 0.25;
 const TITLE_WEIGHT = 1;
 const PHRASE_BONUS = 0.3;
 const PROXIMITY_WEIGHT = 0.5;
+/**
+ * Passages of equal score in a stable order, the same in every load of the same documents (row
+ * ids are random): by the document's name, then the earlier passage of a document first.
+ */
+const TIES = "name, position, row_id";
 /** Synonyms are numbered after the question's own terms (a question has far fewer than this). */
 const SYNONYM_TERM_NUMBERS = 10_000;
 
@@ -215,12 +220,12 @@ function matchingRows(chunkTable: string, statement: "bounded" | "small"): strin
   const large = statement === "bounded" ? largeMatchingRows(chunkTable) : "";
   return `
     matches as materialized (
-      select 'page' as kind, p.id as row_id, p.id, a.kb, 0 as position, least(octet_length(p.markdown), ${PAGE_CHARS}) as chars,
+      select 'page' as kind, p.id as row_id, p.id, a.kb, p.title as name, 0 as position, least(octet_length(p.markdown), ${PAGE_CHARS}) as chars,
         case when a.n = 1 then '{1}'::int[] else array(select t.term_no from terms t where t.kb = a.kb and p.tsv @@ t.tq) end as has
       from any_terms a join pages p on p.knowledgebase_id = a.kb
       where ${param.pages}::boolean and p.knowledgebase_id = any(${param.knowledgebaseIds}::uuid[]) and p.organization_id = ${param.organizationId}::uuid and p.tsv @@ a.tq${small("a.kb")}
       union all
-      select 'source', c.id, c.source_id, a.kb, c.position, octet_length(c.text),
+      select 'source', c.id, c.source_id, a.kb, null, c.position, octet_length(c.text),
         case when a.n = 1 then '{1}'::int[] else array(select t.term_no from terms t where t.kb = a.kb and c.tsv @@ t.tq) end
       from any_terms a join ${chunkTable} c on c.knowledgebase_id = a.kb
       where ${param.sources}::boolean and c.knowledgebase_id = any(${param.knowledgebaseIds}::uuid[]) and c.tsv @@ a.tq${small("a.kb")}${large}
@@ -232,12 +237,12 @@ function largeMatchingRows(chunkTable: string): string {
   return `
       -- A large knowledgebase: its candidates.
       union all
-      select 'page', p.id, p.id, x.kb, 0, least(octet_length(p.markdown), ${PAGE_CHARS}),
+      select 'page', p.id, p.id, x.kb, p.title, 0, least(octet_length(p.markdown), ${PAGE_CHARS}),
         array(select t.term_no from terms t where t.kb = x.kb and p.tsv @@ t.tq)
       from picked x join pages p on p.id = x.row_id
       where x.kind = 'page' and p.knowledgebase_id = any(${param.knowledgebaseIds}::uuid[]) and p.organization_id = ${param.organizationId}::uuid
       union all
-      select 'source', c.id, c.source_id, x.kb, c.position, octet_length(c.text),
+      select 'source', c.id, c.source_id, x.kb, null, c.position, octet_length(c.text),
         array(select t.term_no from terms t where t.kb = x.kb and v.tsv @@ t.tq)
       from (select row_id, kb, false as opening from picked where kind = 'source' union all select row_id, kb, true from openings) x
       join ${chunkTable} c on c.id = x.row_id
@@ -298,7 +303,7 @@ function coverage(): string {
   return `
     -- Documents that may answer (matches holds rows of the organization's knowledgebases only).
     searchable as (
-      select s.id from sources s
+      select s.id, s.name from sources s
       where ${param.sources}::boolean and s.knowledgebase_id = any(${param.knowledgebaseIds}::uuid[]) and s.organization_id = ${param.organizationId}::uuid and s.status = 'ready' and s.searchable and not s.disabled
     ),
     -- Each row's coverage: the share of the query its terms cover, each term by its weight
@@ -308,29 +313,29 @@ function coverage(): string {
     -- whose common words gave most rows a set of their own took seconds (docs/knowledge.md).
     -- Ids only through the sort; text and tsvectors are read for the best few.
     candidates as (
-      select m.kind, m.row_id, m.id, m.kb, m.position, m.chars,
+      select m.kind, m.row_id, m.id, m.kb, coalesce(s.name, m.name) as name, m.position, m.chars,
         (select (sum(g.credit) / nullif(sum(g.idf), 0))::float8 from (
           select max(w.credit) filter (where w.term_no = any(m.has)) as credit, max(w.idf) filter (where w.term_no = w.origin) as idf
           from weighted w where w.kb = m.kb group by w.origin) g) as coverage
-      from matches m
-      where m.kind = 'page' or m.id in (select id from searchable)
+      from matches m left join searchable s on m.kind = 'source' and s.id = m.id
+      where m.kind = 'page' or s.id is not null
     ),
     -- A passage's coverage per its length in bytes (a long passage holds more words by chance;
     -- octet_length reads no TOASTed text), plus the coverage of its document's opening passage
     -- (its title and summary lines) when that passage matches: the document says it is about the
     -- question, whatever passage answers. A page is one passage, its own opening.
     passage_scores as (
-      select c.kind, c.row_id, c.id, c.kb,
+      select c.kind, c.row_id, c.id, c.kb, c.name, c.position,
         c.coverage / power(greatest(c.chars, ${MIN_PASSAGE_CHARS})::float8 / ${REFERENCE_PASSAGE_CHARS}, ${PASSAGE_LENGTH_NORM})
         + ${OPENING_WEIGHT} * coalesce(max(c.coverage) filter (where c.position = 0) over (partition by c.kind, c.id), 0) as coverage
       from candidates c
     ),
     best as (
       select * from (
-        select r.*, row_number() over (partition by r.id, r.kind order by r.coverage desc, r.row_id) as nth from passage_scores r
+        select r.*, row_number() over (partition by r.id, r.kind order by r.coverage desc, ${TIES}) as nth from passage_scores r
       ) ranked
       where not ${param.onePerSource}::boolean or nth = 1
-      order by coverage desc, row_id
+      order by coverage desc, ${TIES}
       limit ${RESCORE}
     )`;
 }
@@ -339,11 +344,11 @@ function coverage(): string {
 function rescored(chunkTable: string): string {
   return `
     passages as (
-      select b.*, p.title, '' as heading, p.markdown as text, p.tsv
+      select b.*, b.name as title, '' as heading, p.markdown as text, p.tsv
       from best b join pages p on p.id = b.row_id where b.kind = 'page'
       union all
-      select b.*, s.name, ch.heading, ch.text, ch.tsv
-      from best b join ${chunkTable} ch on ch.id = b.row_id join sources s on s.id = ch.source_id where b.kind = 'source'
+      select b.*, b.name, ch.heading, ch.text, ch.tsv
+      from best b join ${chunkTable} ch on ch.id = b.row_id where b.kind = 'source'
     ),
     -- The best few are scored again with costlier signals: terms in a heading or the title, the phrase, proximity.
     scored as (
@@ -365,11 +370,11 @@ function results(statement: "bounded" | "small" = "bounded"): string {
   const large = statement === "small" ? " (select yes from too_large) as large," : "";
   return `    select (select count(*) from charge)::int as charged, array(select id::text from kbs) as found,${large} top.*
     from (select 1) as one left join (
-      select kind, id::text, kb::text as "knowledgebaseId", title, heading, left(text, ${param.textChars}::int) as text,
+      select kind, id::text, kb::text as "knowledgebaseId", title, heading, position, left(text, ${param.textChars}::int) as text,
         atrium_headline(cfg, text, all_terms, ${param.headline}::text) as snippet, score::float8 as score, row_id
-      from (select * from scored order by score desc, row_id limit ${param.limit}::int) best_few
+      from (select * from scored order by score desc, ${TIES} limit ${param.limit}::int) best_few
     ) top on true
-    order by top.score desc, top.row_id`;
+    order by top.score desc, top.title, top.position, top.row_id`;
 }
 
 /**

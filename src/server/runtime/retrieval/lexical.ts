@@ -71,6 +71,7 @@ export async function rankLexically(
     large?: boolean;
     kind: RetrievedKind | null;
     row_id: string | null;
+    position: number | null;
   } & Omit<RetrievedHit, "kind">;
   let rows: Row[] | null = null;
   if (small !== null && !request.knowledgebaseIds.some((id) => largeKnowledgebases.has(id))) {
@@ -88,8 +89,9 @@ export async function rankLexically(
   rows ??= (await db.query<Row>({ name: sql === DEFAULT_SQL ? "atrium_retrieve" : undefined, text: sql, values })).rows;
   return {
     charged: credits === 0 || rows[0]?.charged === 1,
-    hits: rows.flatMap(({ charged: _charged, found: _found, large: _large, row_id: rowId, kind, ...hit }) =>
-      kind === null || rowId === null ? [] : [{ ...hit, kind, rowId, score: Number(hit.score) }],
+    hits: rows.flatMap(
+      ({ charged: _charged, found: _found, large: _large, row_id: rowId, position: _position, kind, ...hit }) =>
+        kind === null || rowId === null ? [] : [{ ...hit, kind, rowId, score: Number(hit.score) }],
     ),
     found: new Set(rows[0]?.found ?? []),
   };
