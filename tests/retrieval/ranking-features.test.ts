@@ -77,6 +77,18 @@ describe("lexical ranking features", () => {
     expect(titles.slice(0, 2)).toEqual(["Bulletin", "Almanac"]);
   });
 
+  it("ranks a passage answering the whole question above a one-line passage answering most of it", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    // A one-line passage (a manual page's NAME line) used to count 1.5 times its coverage.
+    await addDocument(key, kbId, "Almanac", "## Notes\n\nRotate the signing key.");
+    await addDocument(key, kbId, "Bulletin", `## Notes\n\nRotate the signing key weekly. ${filler(4)}`);
+    for (let i = 0; i < 6; i++) await addDocument(key, kbId, `Memo ${i}`, `## Notes\n\nWe meet weekly (${i}).`);
+    await drain();
+    const titles = await searchTitles(key, kbId, "rotate the signing key weekly");
+    expect(titles.slice(0, 2)).toEqual(["Bulletin", "Almanac"]);
+  });
+
   it("ranks a document whose opening says it is about the question above one that only mentions it deeper down", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const key = tenant.orgKey.secret;
@@ -90,7 +102,7 @@ describe("lexical ranking features", () => {
       key,
       kbId,
       "stationd",
-      `# stationd\n\n## Name\n\nstationd - the weather station daemon\n\n## Usage\n\n${filler(6)} It can compress its old log files nightly.`,
+      `# stationd\n\n## Name\n\nstationd - the weather station daemon\n\n## Usage\n\n${filler(12)} It can compress its old log files nightly.`,
     );
     await drain();
     const titles = await searchTitles(key, kbId, "compress old log files nightly");
@@ -209,6 +221,20 @@ describe("lexical ranking features", () => {
     expect((await synonymsOf("filesystem", VOCABULARY_DEFAULTS)).synonyms).toContain("file system");
     expect(await searchTitles(key, kbId, "which filesystem is full")).toEqual(["Space"]);
     expect(await searchTitles(key, kbId, "filesystem")).toEqual(["Space"]);
+  });
+
+  it("finds a compound the question writes as two words and a document as one", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    await addDocument(key, kbId, "Settings", "## Server\n\nChange the timezone here.");
+    await addDocument(key, kbId, "Hours", "## Opening\n\nOpening time is nine.");
+    await addDocument(key, kbId, "Other", "## Parking\n\nThe car park closes at seven.");
+    await drain();
+    expect(await synonymsOf("change the time zone", VOCABULARY_DEFAULTS)).toMatchObject({
+      words: expect.arrayContaining(["zone"]),
+      synonyms: expect.arrayContaining(["timezone"]),
+    });
+    expect(await searchTitles(key, kbId, "change the time zone")).toEqual(["Settings", "Hours"]);
   });
 
   it("finds a document by the words of a name written with dots or slashes, which the text search keeps whole", async () => {

@@ -32,7 +32,8 @@ const shortTsvector = (config: string, text: string) => `to_tsvector(${config}, 
 export const RESCORE = 40;
 /**
  * Ranking weights, tuned on the evaluation sets' tuning halves only (eval/retrieval/sets.ts,
- * BENCHMARKS.md): a passage's coverage is divided by (bytes / 400)^0.3 (at least 100; a page,
+ * BENCHMARKS.md): a passage's coverage is divided by (bytes / 400)^0.3 (at least 350, so that a
+ * one-line passage, such as a manual page's NAME line, counts at most 1.04 × its coverage; a page,
  * which is not cut into passages, at most 1,000), its document's opening passage (a page: the
  * page) adds 0.6 × its own coverage, terms in a heading add 0.25 × their share, terms in the
  * document's name (its title) add 1 × theirs, the question as a phrase adds 0.3 and cover density
@@ -40,7 +41,7 @@ export const RESCORE = 40;
  */
 const PASSAGE_LENGTH_NORM = 0.3;
 const REFERENCE_PASSAGE_CHARS = 400;
-const MIN_PASSAGE_CHARS = 100;
+const MIN_PASSAGE_CHARS = 350;
 const PAGE_CHARS = 1000;
 const OPENING_WEIGHT = 0.6;
 const HEADING_WEIGHT = 0.25;

@@ -270,5 +270,29 @@ export async function synonymsOf(question: string, options: VocabularyOptions): 
       result.synonyms.push(synonym);
     }
   }
+  for (const [word, joined] of joinedCompounds(question)) {
+    if (result.synonyms.length >= MAX_SYNONYM_TERMS) break;
+    if (words.has(joined)) continue;
+    result.words.push(word);
+    result.synonyms.push(joined);
+  }
   return result;
+}
+
+/**
+ * A compound the question writes as two words and a document may write as one ("time zone" →
+ * "timezone", "file name" → "filename"): each pair of adjacent words of MIN_COMPOUND_PART letters
+ * or more, neither an intent word, joined, standing for the second (the compound's head). The
+ * other way round is compoundParts'. A joined word no document holds matches nothing.
+ */
+function joinedCompounds(question: string): [string, string][] {
+  const sequence = question.toLowerCase().match(WORDS) ?? [];
+  const pairs: [string, string][] = [];
+  for (let i = 1; i < sequence.length; i++) {
+    const [first, second] = [sequence[i - 1]!, sequence[i]!];
+    if (first.length < MIN_COMPOUND_PART || second.length < MIN_COMPOUND_PART) continue;
+    if (INTENT.has(first) || INTENT.has(second)) continue;
+    pairs.push([second, first + second]);
+  }
+  return pairs;
 }
