@@ -1,7 +1,7 @@
 // The standard procedure: one guarded service called with the checked input, its answer checked
 // against the output schema. Routers declare such a procedure by its path, words and schemas; a
 // procedure that does more than call one service (a conditional status, a header, a wrapped
-// answer) is still written out with scopedProcedure.
+// answer) is declared the same way with `route` and given its own resolver.
 import { z } from "zod";
 import type { OpenApiMethod } from "trpc-to-openapi";
 import type { BuilderKind } from "@/schemas/builder/builder";
