@@ -56,6 +56,8 @@ const RULES: Rule[] = [
       "src/app/(console)/audit-log/page.tsx": "the filter is a row of fields; Panel's onSubmit stacks them as .form",
       "src/app/(console)/executions/page.tsx":
         "the log's panel scrolls sideways (inline overflow), which Panel does not set",
+      "src/components/auth/second-factor.tsx":
+        "the sign-in and invitation pages' card, outside the console shell, named by its PageHeader",
       "src/components/builder/fields.tsx": "Section is a collapsible <details>; Panel renders a <section>",
       "src/components/review-card.tsx": "each review is an <article> in the list of reviews",
       "src/components/runtime/chat-view.tsx": "the conversation list is an <aside> landmark beside the chat",

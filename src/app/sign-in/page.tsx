@@ -3,7 +3,7 @@ import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { useSearchParameter } from "@/lib/browser";
-import { SecondFactorStep, type Challenge } from "@/components/auth/second-factor";
+import { SecondFactorPage, type Challenge } from "@/components/auth/second-factor";
 import { ErrorAlert, errorEnvelope, FormField, PageHeader } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 
@@ -32,18 +32,7 @@ export default function SignInPage() {
   }
 
   if (challenge)
-    return (
-      <main className="auth-page">
-        <div className="panel auth-card" aria-labelledby="second-factor-title">
-          <PageHeader
-            title={challenge.purpose === "verify" ? "Two-step verification" : "Set up two-step verification"}
-            headingId="second-factor-title"
-            description={email}
-          />
-          <SecondFactorStep challenge={challenge} onSignedIn={() => router.replace("/")} />
-        </div>
-      </main>
-    );
+    return <SecondFactorPage challenge={challenge} description={email} onSignedIn={() => router.replace("/")} />;
 
   return (
     <main className="auth-page">

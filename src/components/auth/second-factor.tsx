@@ -3,7 +3,7 @@
 // page: a code step, the authenticator setup (QR code, the secret to type, the first code) and the
 // recovery codes, shown once.
 import { useMutation } from "@tanstack/react-query";
-import { Button, CopyButton, ErrorAlert, fieldProblem, FormField, useZodForm } from "@/components/console";
+import { Button, CopyButton, ErrorAlert, fieldProblem, FormField, PageHeader, useZodForm } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { MfaCodeInput } from "@/schemas/identity/mfa";
 import { MAX_MFA_CODE_CHARS } from "@/schemas/limits";
@@ -18,6 +18,31 @@ export interface Enrollment {
   secret: string;
   otpauthUri: string;
   qrCode: string;
+}
+
+/** The second factor as a page of its own, after the password or an invitation's link set one. */
+export function SecondFactorPage({
+  challenge,
+  description,
+  onSignedIn,
+}: {
+  challenge: Challenge;
+  /** Under the title: whom the code is for. */
+  description?: string;
+  onSignedIn: () => void;
+}) {
+  return (
+    <main className="auth-page">
+      <div className="panel auth-card" aria-labelledby="second-factor-title">
+        <PageHeader
+          title={challenge.purpose === "verify" ? "Two-step verification" : "Set up two-step verification"}
+          headingId="second-factor-title"
+          description={description}
+        />
+        <SecondFactorStep challenge={challenge} onSignedIn={onSignedIn} />
+      </div>
+    </main>
+  );
 }
 
 /** The step after the password: a code, or enrolling when the organization requires it. */

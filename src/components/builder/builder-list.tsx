@@ -1,14 +1,12 @@
 "use client";
 // The list page of a kind: every item with its draft name and state, and a form to create one.
 import {
-  DataTable,
+  ListTable,
   FormActions,
   FormField,
-  LoadMore,
   PageHeader,
   Panel,
   useCursorList,
-  ErrorAlert,
   fieldProblem,
   useZodForm,
 } from "@/components/console";
@@ -70,50 +68,45 @@ export function BuilderList({ kind }: { kind: KindPlural }) {
         </details>
       )}
       <Panel>
-        {list.isLoading && <p className="muted">Loading…</p>}
-        <ErrorAlert error={list.error} />
         {/* On a phone each item is a card of labelled cells, rather than columns squeezed letter by letter. */}
-        {list.isLoaded && (
-          <DataTable
-            label={TITLES[kind]}
-            cards
-            rows={list.items}
-            rowKey={(item) => item.id}
-            empty={`No ${kind} yet: name the first one above and create it.`}
-            columns={[
-              {
-                key: "name",
-                header: "Name",
-                sortValue: (item) => item.name,
-                cell: (item) => <Link href={editorHref(kind, item.id)}>{item.name}</Link>,
-              },
-              {
-                key: "description",
-                header: "Description",
-                cell: (item) => <span className="muted">{item.description}</span>,
-              },
-              {
-                key: "state",
-                header: "State",
-                nowrap: true,
-                sortValue: (item) => (item.published ? 1 : 0),
-                cell: (item) =>
-                  item.published ? (
-                    <span className="badge">Published</span>
-                  ) : (
-                    <span className="badge revoked">Draft</span>
-                  ),
-              },
-              {
-                key: "updated",
-                header: "Updated",
-                sortValue: (item) => item.updatedAt,
-                cell: (item) => <span className="muted">{new Date(item.updatedAt).toLocaleString()}</span>,
-              },
-            ]}
-          />
-        )}
-        <LoadMore list={list} />
+        <ListTable
+          list={list}
+          rowKey={(item) => item.id}
+          label={TITLES[kind]}
+          cards
+          empty={`No ${kind} yet: name the first one above and create it.`}
+          columns={[
+            {
+              key: "name",
+              header: "Name",
+              sortValue: (item) => item.name,
+              cell: (item) => <Link href={editorHref(kind, item.id)}>{item.name}</Link>,
+            },
+            {
+              key: "description",
+              header: "Description",
+              cell: (item) => <span className="muted">{item.description}</span>,
+            },
+            {
+              key: "state",
+              header: "State",
+              nowrap: true,
+              sortValue: (item) => (item.published ? 1 : 0),
+              cell: (item) =>
+                item.published ? (
+                  <span className="badge">Published</span>
+                ) : (
+                  <span className="badge revoked">Draft</span>
+                ),
+            },
+            {
+              key: "updated",
+              header: "Updated",
+              sortValue: (item) => item.updatedAt,
+              cell: (item) => <span className="muted">{new Date(item.updatedAt).toLocaleString()}</span>,
+            },
+          ]}
+        />
       </Panel>
     </>
   );

@@ -74,7 +74,6 @@ export function EvaluationsPage({ kind, id }: { kind: KindPlural; id: string }) 
           label="Evaluation runs"
           cards
           rows={runList}
-          rowKey={(run) => run.id}
           empty="No runs yet: run a dataset above."
           columns={[
             { key: "dataset", header: "Dataset", cell: (run) => run.datasetName },
@@ -232,7 +231,6 @@ function DatasetsPanel({ kind, id, onStarted }: { kind: KindPlural; id: string; 
         label="Datasets"
         cards
         rows={datasets.items}
-        rowKey={(dataset) => dataset.id}
         empty="No datasets yet: import one above."
         columns={[
           { key: "name", header: "Name", cell: (dataset) => dataset.name },

@@ -1,6 +1,9 @@
 "use client";
 import { ArrowDown, ArrowUp, ArrowUpDown } from "lucide-react";
 import { Fragment, useState, type ReactNode } from "react";
+import { ErrorAlert } from "./error-alert";
+import { LoadMore } from "./load-more";
+import type { CursorList } from "./use-cursor-list";
 
 export interface Column<Row> {
   /** Unique per table; also the sort key's name. */
@@ -24,26 +27,17 @@ function compare(a: string | number | null | undefined, b: string | number | nul
   return String(a).localeCompare(String(b), undefined, { numeric: true, sensitivity: "base" });
 }
 
-/**
- * A table that sorts by its sortable columns, says so when it is empty, and scrolls sideways
- * inside its own box on a narrow screen (the box is focusable so keyboards can scroll it).
- */
-export function DataTable<Row>({
-  label,
-  columns,
-  rows,
-  rowKey,
-  empty,
-  rowTestId,
-  initialSort,
-  cards = false,
-  detail,
-}: {
+/** A row's React key: required unless rows have an `id`, which is the default. */
+type RowKey<Row> = [Row] extends [{ id: string }]
+  ? { rowKey?: (row: Row) => string }
+  : { rowKey: (row: Row) => string };
+
+interface TableProps<Row> {
   /** Names the table for assistive technology. */
   label: string;
   columns: Column<Row>[];
+  /** Nothing is drawn while undefined (not loaded yet). */
   rows: Row[] | undefined;
-  rowKey: (row: Row) => string;
   /** Shown instead of the table when there are no rows. */
   empty: ReactNode;
   /** The rows' data-testid: one for all, or each row's own. */
@@ -53,7 +47,45 @@ export function DataTable<Row>({
   cards?: boolean;
   /** A row's opened detail (a trace, a result), shown under it across every column; null when closed. */
   detail?: (row: Row) => ReactNode;
-}) {
+  rowKey?: (row: Row) => string;
+}
+
+export type DataTableProps<Row> = Omit<TableProps<Row>, "rowKey"> & RowKey<Row>;
+
+const idOf = (row: unknown) => (row as { id: string }).id;
+
+/**
+ * A table that sorts by its sortable columns, says so when it is empty, and scrolls sideways
+ * inside its own box on a narrow screen (the box is focusable so keyboards can scroll it).
+ */
+export const DataTable: <Row>(props: DataTableProps<Row>) => ReactNode = Table;
+
+/**
+ * A cursor list (use-cursor-list.ts) as a table: "Loading…" until its first page, its error, its
+ * rows once loaded and "Load more" while pages remain.
+ */
+export function ListTable<Row>({ list, ...table }: { list: CursorList<Row> } & Omit<DataTableProps<Row>, "rows">) {
+  return (
+    <>
+      {list.isLoading && <p className="muted">Loading…</p>}
+      <ErrorAlert error={list.error} />
+      <Table {...(table as Omit<TableProps<Row>, "rows">)} rows={list.isLoaded ? list.items : undefined} />
+      <LoadMore list={list} />
+    </>
+  );
+}
+
+function Table<Row>({
+  label,
+  columns,
+  rows,
+  rowKey = idOf,
+  empty,
+  rowTestId,
+  initialSort,
+  cards = false,
+  detail,
+}: TableProps<Row>) {
   const [sort, setSort] = useState<Sort | undefined>(initialSort);
   if (!rows) return null;
   if (rows.length === 0) return <p className="table-empty">{empty}</p>;

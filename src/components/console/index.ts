@@ -9,8 +9,9 @@
 //     refusedField(mutation.error) names the input field a refusal is about, for its FormField.
 //   <FormField label="Name" hint="…" error={fieldError}><input … /></FormField>  label, hint and
 //     error tied to the control by id and aria-describedby.
-//   <DataTable label="End users" columns={[{ key, header, cell, sortValue? }]} rows={…} rowKey={…}
-//     empty="No end users yet." />  sorts, says when empty, scrolls inside its own box on a phone.
+//   <DataTable label="End users" columns={[{ key, header, cell, sortValue? }]} rows={…}
+//     empty="No end users yet." />  sorts, says when empty, scrolls inside its own box on a phone;
+//     rowKey={(row) => …} where rows have no `id`.
 //   <ConfirmButton label="Delete" title="Delete this plan?" description="…" onConfirm={…} needs="delete" /> or a
 //     controlled <ConfirmDialog open …/>: the one confirmation for delete, revoke, make live,
 //     approve or reject, role change (destructive={false} for a non-destructive change).
@@ -18,7 +19,8 @@
 //     disabled, with who may ("Members and above only").
 //   notifyDone("Plan saved.", undo?)  a toast; pass `undo` where the data allows putting it back.
 //   const list = useCursorList((cursor) => trpc.x.list.queryOptions({ limit, cursor }), (page) => page.items);
-//     then list.items, list.error, <LoadMore list={list} />.
+//     then list.items, list.error, <LoadMore list={list} />; or <ListTable list={list} …DataTable props />
+//     for "Loading…", the error, the table and "Load more" at once.
 //   <Tabs label="…" tabs={[{ id, label, panel }]} selected={id} onSelect={…} />  the ARIA tabs pattern.
 //   useMay("delete")  whether the signed-in member may (src/schemas/permissions.ts); ConfirmButton's `needs` says who may.
 //   <RecentActivity targetId={id} />  the item's last audit events, last on its page (admins).
@@ -46,7 +48,7 @@ export { Button, buttonClass, type ButtonSize, type ButtonVariant } from "./butt
 export { CheckboxGroup, RadioGroup, type Choice } from "./choice-group";
 export { ConfirmButton, ConfirmDialog, RefusedButton } from "./confirm-dialog";
 export { CopyableValue, CopyButton, SecretShownOnce } from "./copy-button";
-export { DataTable, type Column } from "./data-table";
+export { DataTable, ListTable, type Column, type DataTableProps } from "./data-table";
 export { ErrorAlert, errorEnvelope, refusedField } from "./error-alert";
 export { FormField } from "./form-field";
 export { LoadMore } from "./load-more";
@@ -57,7 +59,7 @@ export { SearchPicker, type PickerOption } from "./search-picker";
 export { Select, type SelectGroup, type SelectOption } from "./select";
 export { Tabs, type Tab } from "./tabs";
 export { notifyDone, notifyFailed } from "./toasts";
-export { useCursorList } from "./use-cursor-list";
+export { useCursorList, type CursorList } from "./use-cursor-list";
 export { usePageState } from "./use-page-state";
 export { urlStatePage } from "./url-state-page";
 export { UnsavedChangesGuard, useUnsavedChanges } from "./unsaved-changes";

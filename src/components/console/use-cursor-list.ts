@@ -12,6 +12,19 @@ type PageOf<Options> = Options extends { queryFn?: infer Fn }
     : never
   : never;
 
+/** A list loaded page by page (useCursorList). */
+export interface CursorList<Item> {
+  items: Item[];
+  /** The first page is loading: nothing to show yet. */
+  isLoading: boolean;
+  /** The first page has answered (its items may be none). */
+  isLoaded: boolean;
+  error: Error | null;
+  hasMore: boolean;
+  isLoadingMore: boolean;
+  loadMore: () => void;
+}
+
 /**
  * "Load more" over our cursor pagination: one query per page loaded so far, the items of all
  * of them in order. `pageOptions(cursor)` gives a page's query options (e.g. a tRPC list's
@@ -21,7 +34,7 @@ type PageOf<Options> = Options extends { queryFn?: infer Fn }
 export function useCursorList<Options extends { queryKey: readonly unknown[] }, Item>(
   pageOptions: (cursor: string | undefined) => Options,
   itemsOf: (page: PageOf<Options> & CursorPage) => Item[],
-) {
+): CursorList<Item> {
   type Page = PageOf<Options> & CursorPage;
   const firstKey = JSON.stringify(pageOptions(undefined).queryKey);
   const [loaded, setLoaded] = useState<{ firstKey: string; cursors: string[] }>({ firstKey, cursors: [] });
@@ -34,9 +47,7 @@ export function useCursorList<Options extends { queryKey: readonly unknown[] }, 
   const nextCursor = (last?.data as CursorPage | undefined)?.nextCursor ?? undefined;
   return {
     items: pages.flatMap((page) => (page.data ? itemsOf(page.data) : [])),
-    /** The first page is loading: nothing to show yet. */
     isLoading: !!pages[0]?.isLoading,
-    /** The first page has answered (its items may be none). */
     isLoaded: !!pages[0]?.data,
     error: pages.find((page) => page.error)?.error ?? null,
     hasMore: !!nextCursor,

@@ -284,7 +284,6 @@ export function KnowledgeSources({
         label="Sources table"
         cards
         rows={sources.filter((source) => !source.crawlId || !crawlIds.has(source.crawlId))}
-        rowKey={(source) => source.id}
         rowTestId="source-row"
         empty={crawls.length ? "No sources apart from the crawls below." : "No sources yet."}
         columns={columns}
@@ -407,7 +406,6 @@ function CrawlGroup({ crawl, pages, columns }: { crawl: CrawlRow; pages: SourceR
         label={`Pages of the crawl of ${crawl.startUrl}`}
         cards
         rows={pages}
-        rowKey={(source) => source.id}
         rowTestId="source-row"
         empty="No pages yet."
         columns={columns}

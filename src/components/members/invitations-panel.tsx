@@ -51,7 +51,6 @@ export function InvitationsPanel() {
         <DataTable
           label="Open invitations table"
           rows={list.isLoaded ? list.items : undefined}
-          rowKey={(invitation) => invitation.id}
           rowTestId="invitation-row"
           empty="No open invitations."
           cards

@@ -195,7 +195,6 @@ function AccessGrants({ data }: { data: Access }) {
         label="Grants, their own and their groups'"
         // Grants left behind by an app deleted before its grants went with it open nothing: not listed.
         rows={data.grants.filter((grant) => grant.appName !== null)}
-        rowKey={(grant) => grant.id}
         rowTestId="access-grant"
         empty="No grants, neither their own nor their groups'."
         columns={[

@@ -29,7 +29,6 @@ export function RefusalsList({
           label="Refused runs"
           cards
           rows={rows}
-          rowKey={(refusal) => refusal.id}
           rowTestId="refusal-row"
           empty={`No run was refused${Object.values(filter).some(Boolean) ? " with these filters" : ""}. A turn refused for lack of credits (402) shows here.`}
           columns={[

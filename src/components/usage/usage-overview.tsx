@@ -107,7 +107,6 @@ function Overview() {
       <DataTable
         label="End users closest to their limits"
         rows={nearLimit.data?.endUsers}
-        rowKey={(user) => user.id}
         empty="No end user has used credits from a plan yet."
         columns={[
           {

@@ -130,7 +130,7 @@ export function createRestHandler(options: RestHandlerOptions) {
       const method = request.method === "HEAD" ? "GET" : request.method;
       if (path === OPENAPI_PATH && method === "GET") {
         const document = Response.json(openApiDocument(), { headers: { "X-Request-Id": requestId } });
-        return request.method === "HEAD" ? new Response(null, { headers: document.headers }) : document;
+        return withoutBodyForHead(request, document);
       }
       // The document is a known path too: another method on it is 405 with Allow, not 404.
       const { route, allowed } = path === OPENAPI_PATH ? { route: undefined, allowed: ["GET"] } : match(method, path);
@@ -217,19 +217,20 @@ export function createRestHandler(options: RestHandlerOptions) {
           ? turnWithFiles(db, actor, rateLimit, route, path, body, files, requestId)
           : callProcedure(db, actor, rateLimit, request, body, path, requestId);
       if (keyed) return await once(db, actor.organizationId, keyed.key, keyed.hash, rateLimit, requestId, run);
-      const response = await run();
-      return request.method === "HEAD"
-        ? new Response(null, { status: response.status, headers: response.headers })
-        : response;
+      return withoutBodyForHead(request, await run());
     } catch (error) {
       // A client that hung up mid-request gets no answer; its abort is not a server failure.
       if (request.signal.aborted) return new Response(null, { status: 499 });
-      const response = errorResponse(toAppError(error), requestId, limitHeaders);
-      return request.method === "HEAD"
-        ? new Response(null, { status: response.status, headers: response.headers })
-        : response;
+      return withoutBodyForHead(request, errorResponse(toAppError(error), requestId, limitHeaders));
     }
   }
+}
+
+/** A HEAD request's answer: the GET's status and headers, without its body. */
+function withoutBodyForHead(request: Request, response: Response): Response {
+  return request.method === "HEAD"
+    ? new Response(null, { status: response.status, headers: response.headers })
+    : response;
 }
 
 /**

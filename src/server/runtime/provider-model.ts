@@ -32,6 +32,7 @@ import type {
   Passage,
   ReportedUsage,
   AnswerInput,
+  Turn,
 } from "./model-types";
 import { offlineGrade, offlineRoute } from "./offline-model";
 import { openAICompatibleParts, type PlainPart } from "./openai-stream";
@@ -210,6 +211,115 @@ function toolSet(tools: ModelTool[]): ToolSet {
   );
 }
 
+/**
+ * The plain answer's one provider call: an OpenAI-compatible server's own stream, read directly;
+ * any other provider's through its SDK model.
+ */
+function plainCall(
+  connection: ProviderConnection,
+  model: LanguageModelV3,
+  upstreamId: string,
+  request: { system: string; turns: Turn[]; maxOutputTokens: number | undefined },
+): (abortSignal: AbortSignal) => Promise<AsyncIterable<PlainPart>> {
+  const { system, turns, maxOutputTokens } = request;
+  if (connection.kind === "openai-compatible")
+    return (abortSignal) =>
+      openAICompatibleParts({
+        baseURL: connection.baseURL!,
+        apiKey: connection.apiKey,
+        fetch: propagatingFetch(connection.fetch),
+        modelId: upstreamId,
+        system,
+        turns,
+        maxOutputTokens,
+        signal: abortSignal,
+      });
+  const prompt: LanguageModelV3Prompt = [
+    { role: "system", content: system },
+    ...turns.map((turn) => {
+      const content = [{ type: "text" as const, text: turn.content }];
+      return turn.role === "user" ? { role: "user" as const, content } : { role: "assistant" as const, content };
+    }),
+  ];
+  return (abortSignal) => modelParts(model, prompt, maxOutputTokens, abortSignal);
+}
+
+/**
+ * An answer with tools or images, through `streamText`: each tool-calling round is a provider call
+ * of its own, with its usage and its ceiling reserved before it (`beforeStep`). `system` already
+ * holds the knowledge.
+ */
+async function* streamedAnswer(model: LanguageModelV3, info: ModelInfo, input: AnswerInput): AsyncGenerator<string> {
+  const {
+    system,
+    history,
+    message,
+    images = [],
+    tools = [],
+    maxSteps = RUN_LIMITS.toolSteps,
+    signal,
+    onUsage,
+    maxOutputTokens,
+    beforeStep,
+  } = input;
+  const abortSignal = callSignal(signal);
+  const result = streamText({
+    model,
+    experimental_telemetry: telemetry("answer"),
+    system,
+    messages: [
+      ...history,
+      images.length === 0
+        ? { role: "user", content: message }
+        : {
+            role: "user",
+            content: [
+              { type: "text", text: message },
+              ...images.map((image) => ({ type: "image" as const, image: image.data, mediaType: image.mediaType })),
+            ],
+          },
+    ],
+    ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+    ...(tools.length > 0
+      ? {
+          tools: toolSet(tools),
+          stopWhen: stepCountIs(maxSteps),
+          prepareStep: async ({ stepNumber, messages }) => {
+            // Each round is a call of its own: its ceiling is reserved before it is made.
+            if (stepNumber > 0) await beforeStep?.(estimateTokens(system, JSON.stringify(messages)));
+            // The last call may not ask for tools: it has to answer with what it found.
+            return stepNumber >= maxSteps - 1 ? { toolChoice: "none" as const } : undefined;
+          },
+        }
+      : {}),
+    abortSignal,
+    // The runner retries, and falls back, itself (runtime/fallbacks.ts): every attempt is metered.
+    maxRetries: 0,
+    // Failures arrive as `error` parts below; the SDK's default would log them (request and all).
+    onError: () => undefined,
+  });
+  let lastFinish: string | undefined;
+  // Each round of a tool-calling answer is a provider call with its own usage: they add up.
+  let usage: ReportedUsage | undefined;
+  try {
+    for await (const part of result.fullStream) {
+      if (part.type === "text-delta") yield part.text;
+      else if (part.type === "finish-step") {
+        lastFinish = part.finishReason;
+        usage = addUsage(usage, reported(part.usage));
+      }
+      // A run bound or cancel inside a tool ends the run; other tool failures went back to the model.
+      else if (part.type === "tool-error" && isAppError(part.error)) throw part.error;
+      else if (part.type === "error") throw part.error instanceof Error ? part.error : new Error(String(part.error));
+    }
+  } finally {
+    if (usage) onUsage?.(usage);
+  }
+  // An aborted stream just ends: a cut-off answer is a failure, never a reply.
+  if (abortSignal.aborted) throw new Error(ABORTED);
+  if (lastFinish === "tool-calls") throw runLimitExceeded("tool steps", `model "${info.id}"`);
+}
+
 /** `info.id` is the id agents name; `upstreamId` the one the provider knows. */
 export function providerModel(info: ModelInfo, connection: ProviderConnection, upstreamId: string): ChatModel {
   const model = languageModel(connection, upstreamId);
@@ -217,111 +327,14 @@ export function providerModel(info: ModelInfo, connection: ProviderConnection, u
   return {
     ...info,
     callsTools: true,
-    async *answer({
-      system,
-      history,
-      message,
-      knowledge,
-      cite,
-      images = [],
-      tools = [],
-      maxSteps = RUN_LIMITS.toolSteps,
-      signal,
-      onUsage,
-      maxOutputTokens,
-      beforeStep,
-    }) {
-      const fullSystem = system + knowledgeBlock(knowledge, cite);
+    async *answer(input) {
+      const system = input.system + knowledgeBlock(input.knowledge, input.cite);
+      const { images = [], tools = [], maxOutputTokens, signal, onUsage } = input;
       if (tools.length === 0 && images.length === 0) {
-        const turns = [...history, { role: "user" as const, content: message }];
-        const open =
-          connection.kind === "openai-compatible"
-            ? (abortSignal: AbortSignal) =>
-                openAICompatibleParts({
-                  baseURL: connection.baseURL!,
-                  apiKey: connection.apiKey,
-                  fetch: propagatingFetch(connection.fetch),
-                  modelId: upstreamId,
-                  system: fullSystem,
-                  turns,
-                  maxOutputTokens,
-                  signal: abortSignal,
-                })
-            : (abortSignal: AbortSignal) =>
-                modelParts(
-                  model,
-                  [
-                    { role: "system", content: fullSystem },
-                    ...turns.map((turn) => {
-                      const content = [{ type: "text" as const, text: turn.content }];
-                      return turn.role === "user"
-                        ? { role: "user" as const, content }
-                        : { role: "assistant" as const, content };
-                    }),
-                  ],
-                  maxOutputTokens,
-                  abortSignal,
-                );
-        yield* plainAnswer(model, open, { maxOutputTokens, signal, onUsage });
-        return;
-      }
-      const abortSignal = callSignal(signal);
-      const result = streamText({
-        model,
-        experimental_telemetry: telemetry("answer"),
-        system: fullSystem,
-        messages: [
-          ...history,
-          images.length === 0
-            ? { role: "user", content: message }
-            : {
-                role: "user",
-                content: [
-                  { type: "text", text: message },
-                  ...images.map((image) => ({ type: "image" as const, image: image.data, mediaType: image.mediaType })),
-                ],
-              },
-        ],
-        ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
-        ...(tools.length > 0
-          ? {
-              tools: toolSet(tools),
-              stopWhen: stepCountIs(maxSteps),
-              prepareStep: async ({ stepNumber, messages }) => {
-                // Each round is a call of its own: its ceiling is reserved before it is made.
-                if (stepNumber > 0) await beforeStep?.(estimateTokens(fullSystem, JSON.stringify(messages)));
-                // The last call may not ask for tools: it has to answer with what it found.
-                return stepNumber >= maxSteps - 1 ? { toolChoice: "none" as const } : undefined;
-              },
-            }
-          : {}),
-        abortSignal,
-        // The runner retries, and falls back, itself (runtime/fallbacks.ts): every attempt is metered.
-        maxRetries: 0,
-        // Failures arrive as `error` parts below; the SDK's default would log them (request and all).
-        onError: () => undefined,
-      });
-      let lastFinish: string | undefined;
-      // Each round of a tool-calling answer is a provider call with its own usage: they add up.
-      let usage: ReportedUsage | undefined;
-      try {
-        for await (const part of result.fullStream) {
-          if (part.type === "text-delta") yield part.text;
-          else if (part.type === "finish-step") {
-            lastFinish = part.finishReason;
-            usage = addUsage(usage, reported(part.usage));
-          }
-          // A run bound or cancel inside a tool ends the run; other tool failures went back to the model.
-          else if (part.type === "tool-error" && isAppError(part.error)) throw part.error;
-          else if (part.type === "error")
-            throw part.error instanceof Error ? part.error : new Error(String(part.error));
-        }
-      } finally {
-        if (usage) onUsage?.(usage);
-      }
-      // An aborted stream just ends: a cut-off answer is a failure, never a reply.
-      if (abortSignal.aborted) throw new Error("The provider call was aborted or timed out.");
-      if (lastFinish === "tool-calls") throw runLimitExceeded("tool steps", `model "${info.id}"`);
+        const turns = [...input.history, { role: "user" as const, content: input.message }];
+        const call = plainCall(connection, model, upstreamId, { system, turns, maxOutputTokens });
+        yield* plainAnswer(model, call, { maxOutputTokens, signal, onUsage });
+      } else yield* streamedAnswer(model, info, { ...input, system });
     },
 
     async route({ message, instructions, candidates, signal, onUsage }) {

@@ -1,7 +1,7 @@
 // The standard procedure: one guarded service called with the checked input, its answer checked
 // against the output schema. Routers declare such a procedure by its path, words and schemas; a
 // procedure that does more than call one service (a conditional status, a header, a wrapped
-// answer) is still written out with scopedProcedure.
+// answer) is declared the same way with `route` and given its own resolver.
 import { z } from "zod";
 import type { OpenApiMethod } from "trpc-to-openapi";
 import type { BuilderKind } from "@/schemas/builder/builder";
@@ -61,23 +61,48 @@ export type RestSpec<I extends z.ZodType, O extends z.ZodType> = Omit<Meta, "ope
   path: `/${string}`;
   summary: string;
   description?: string;
+  /** Headers the endpoint reads (If-Match), for the OpenAPI document. */
+  requestHeaders?: z.ZodObject;
   input: I;
   output: O;
 };
 
 function restMeta(method: OpenApiMethod, tags: string[], spec: RestSpec<z.ZodType, z.ZodType>): Meta {
-  const { path, summary, description, input: _input, output: _output, ...rest } = spec;
-  return { ...rest, openapi: { method, path, tags, summary, ...(description ? { description } : {}) } };
+  const { path, summary, description, requestHeaders, input: _input, output: _output, ...rest } = spec;
+  return {
+    ...rest,
+    openapi: {
+      method,
+      path,
+      tags,
+      summary,
+      ...(description ? { description } : {}),
+      ...(requestHeaders ? { requestHeaders } : {}),
+    },
+  };
 }
 
 /**
  * The procedures of one OpenAPI tag, open to API keys and members through scopedProcedure:
  * `query` a GET, `mutation` a write answering the service's result (with `successStatus` set when
- * given), `remove` a DELETE answering 204 with no body.
+ * given), `remove` a DELETE answering 204 with no body. `route` declares the rest for a resolver
+ * that does more than answer the service's result (a conditional status, a header, a wrapped
+ * answer), given after it with `.query` or `.mutation`.
  */
 export function restProcedures(tag: string) {
   const tags = [tag];
   return {
+    route<I extends z.ZodType, O extends z.ZodType>(
+      method: OpenApiMethod,
+      requirement: DeclaredRequirement,
+      spec: RestSpec<I, O>,
+    ) {
+      return scopedProcedure(requirement)
+        .meta(restMeta(method, tags, spec))
+        .input(spec.input)
+        .output(spec.output);
+    },
+
     query<I extends z.ZodType, O extends z.ZodType>(
       service: Service<Actor, z.output<I>, z.input<O>>,
       spec: RestSpec<I, O>,

@@ -1,7 +1,7 @@
 "use client";
 import Link from "next/link";
 import { useTRPC } from "@/lib/trpc";
-import { DataTable, ErrorAlert, LoadMore, PageHeader, Panel, useCursorList } from "@/components/console";
+import { ListTable, PageHeader, Panel, useCursorList } from "@/components/console";
 
 export default function ChatIndexPage() {
   const trpc = useTRPC();
@@ -16,45 +16,39 @@ export default function ChatIndexPage() {
         Talk to any published app as it runs in production. Each message is one execution (1 credit).
       </p>
       <Panel>
-        {apps.isLoading && <p className="muted">Loading…</p>}
-        <ErrorAlert error={apps.error} />
-        {apps.isLoaded && (
-          <DataTable
-            label="Published apps"
-            rows={apps.items}
-            rowKey={(app) => app.id}
-            empty={
-              <>
-                No published apps yet. <Link href="/apps">Build and publish one</Link> to chat with it.
-              </>
-            }
-            columns={[
-              {
-                key: "app",
-                header: "App",
-                sortValue: (app) => app.name,
-                cell: (app) => <Link href={`/chat/${app.id}`}>{app.name}</Link>,
-              },
-              {
-                key: "description",
-                header: "Description",
-                cell: (app) => <span className="muted">{app.description}</span>,
-              },
-              {
-                key: "conversation",
-                header: "Conversation",
-                nowrap: true,
-                cell: (app) =>
-                  app.conversationEnabled === false ? (
-                    <span className="badge revoked">Turned off</span>
-                  ) : (
-                    <span className="badge">On</span>
-                  ),
-              },
-            ]}
-          />
-        )}
-        <LoadMore list={apps} />
+        <ListTable
+          list={apps}
+          label="Published apps"
+          empty={
+            <>
+              No published apps yet. <Link href="/apps">Build and publish one</Link> to chat with it.
+            </>
+          }
+          columns={[
+            {
+              key: "app",
+              header: "App",
+              sortValue: (app) => app.name,
+              cell: (app) => <Link href={`/chat/${app.id}`}>{app.name}</Link>,
+            },
+            {
+              key: "description",
+              header: "Description",
+              cell: (app) => <span className="muted">{app.description}</span>,
+            },
+            {
+              key: "conversation",
+              header: "Conversation",
+              nowrap: true,
+              cell: (app) =>
+                app.conversationEnabled === false ? (
+                  <span className="badge revoked">Turned off</span>
+                ) : (
+                  <span className="badge">On</span>
+                ),
+            },
+          ]}
+        />
       </Panel>
     </>
   );

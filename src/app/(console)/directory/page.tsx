@@ -133,7 +133,6 @@ function DirectoryUsersPanel({ data }: { data: Overview }) {
         label="Directory users"
         cards
         rows={data?.users}
-        rowKey={(user) => user.id}
         empty="None yet: assign people to the application in your identity provider."
         columns={[
           { key: "userName", header: "User name", sortValue: (user) => user.userName, cell: (user) => user.userName },
@@ -201,7 +200,6 @@ function SyncActivityPanel({ data }: { data: Overview }) {
       <DataTable
         label="Sync activity"
         rows={data?.events}
-        rowKey={(event) => event.id}
         empty="Nothing yet."
         columns={[
           { key: "when", header: "When", nowrap: true, cell: (event) => timeOrNever(event.createdAt) },

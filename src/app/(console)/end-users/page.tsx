@@ -135,7 +135,6 @@ function EndUsers() {
           <DataTable
             label="End users"
             rows={rows}
-            rowKey={(user) => user.id}
             rowTestId="end-user-row"
             empty={null}
             cards

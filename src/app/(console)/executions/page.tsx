@@ -365,7 +365,6 @@ function Runs({ filter }: { filter: Filter & { status?: ExecutionStatus | typeof
             label="Runs"
             cards
             rows={rows}
-            rowKey={(execution) => execution.id}
             rowTestId="execution-row"
             empty={FILTER_KEYS.some((key) => filter[key]) ? "No runs match these filters." : "No runs yet."}
             columns={runColumns(showTrace)}

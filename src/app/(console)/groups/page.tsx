@@ -2,15 +2,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useTRPC } from "@/lib/trpc";
-import {
-  DataTable,
-  CreateNamedItemPanel,
-  ErrorAlert,
-  LoadMore,
-  PageHeader,
-  Panel,
-  useCursorList,
-} from "@/components/console";
+import { ListTable, CreateNamedItemPanel, PageHeader, Panel, useCursorList } from "@/components/console";
 import { CreateUserGroupInput } from "@/schemas/provisioning/provisioning";
 
 export default function GroupsPage() {
@@ -32,7 +24,6 @@ export default function GroupsPage() {
         title="User groups"
         description="End users in a group share its grants and the portals it is admitted to."
       />
-      <ErrorAlert error={groups.error} />
       <CreateNamedItemPanel
         schema={CreateUserGroupInput}
         create={create}
@@ -42,43 +33,38 @@ export default function GroupsPage() {
         fieldsInRow
       />
       <Panel>
-        {groups.isLoading && <p className="muted">Loading…</p>}
-        {groups.isLoaded && (
-          <DataTable
-            label="User groups"
-            rows={groups.items}
-            rowKey={(group) => group.id}
-            empty="No groups yet: create one above, then grant it apps and add end users from its page."
-            columns={[
-              {
-                key: "name",
-                header: "Name",
-                sortValue: (group) => group.name,
-                cell: (group) => (
-                  // The link alone on its line and the badge on its own (axe's link-in-text-block: a link
-                  // beside text must not be told apart by colour alone).
-                  <div className="name-with-badge">
-                    <Link href={`/groups/${group.id}`}>{group.name}</Link>
-                    {group.planId && <span className="badge">Plan group</span>}
-                  </div>
-                ),
-              },
-              {
-                key: "members",
-                header: "Members",
-                nowrap: true,
-                sortValue: (group) => group.memberCount,
-                cell: (group) => group.memberCount,
-              },
-              {
-                key: "description",
-                header: "Description",
-                cell: (group) => <span className="muted">{group.description}</span>,
-              },
-            ]}
-          />
-        )}
-        <LoadMore list={groups} />
+        <ListTable
+          list={groups}
+          label="User groups"
+          empty="No groups yet: create one above, then grant it apps and add end users from its page."
+          columns={[
+            {
+              key: "name",
+              header: "Name",
+              sortValue: (group) => group.name,
+              cell: (group) => (
+                // The link alone on its line and the badge on its own (axe's link-in-text-block: a link
+                // beside text must not be told apart by colour alone).
+                <div className="name-with-badge">
+                  <Link href={`/groups/${group.id}`}>{group.name}</Link>
+                  {group.planId && <span className="badge">Plan group</span>}
+                </div>
+              ),
+            },
+            {
+              key: "members",
+              header: "Members",
+              nowrap: true,
+              sortValue: (group) => group.memberCount,
+              cell: (group) => group.memberCount,
+            },
+            {
+              key: "description",
+              header: "Description",
+              cell: (group) => <span className="muted">{group.description}</span>,
+            },
+          ]}
+        />
       </Panel>
     </>
   );

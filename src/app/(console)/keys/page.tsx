@@ -58,7 +58,6 @@ export default function KeysPage() {
           label="Keys table"
           cards
           rows={keys.data}
-          rowKey={(key) => key.id}
           rowTestId="key-row"
           empty="No keys yet: create one above to call the REST API or connect an MCP client."
           columns={[

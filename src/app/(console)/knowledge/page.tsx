@@ -2,16 +2,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useDeferredValue, useState } from "react";
-import {
-  CreateNamedItemPanel,
-  DataTable,
-  ErrorAlert,
-  FormField,
-  LoadMore,
-  PageHeader,
-  Panel,
-  useCursorList,
-} from "@/components/console";
+import { CreateNamedItemPanel, ListTable, FormField, PageHeader, Panel, useCursorList } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { CreateKnowledgebaseInput } from "@/schemas/knowledge/knowledgebase";
 import { MAX_NAME_CHARS } from "@/schemas/limits";
@@ -59,12 +50,9 @@ export default function KnowledgePage() {
             />
           </FormField>
         </div>
-        {list.isLoading && <p className="muted">Loading…</p>}
-        <ErrorAlert error={list.error} />
-        <DataTable
+        <ListTable
+          list={list}
           label="Knowledgebases"
-          rows={list.isLoaded ? list.items : undefined}
-          rowKey={(kb) => kb.id}
           empty={q ? `No knowledgebase's name contains “${q}”.` : "No knowledgebases yet: create the first one above."}
           columns={[
             {
@@ -101,7 +89,6 @@ export default function KnowledgePage() {
             },
           ]}
         />
-        <LoadMore list={list} />
       </Panel>
     </>
   );

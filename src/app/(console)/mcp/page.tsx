@@ -96,7 +96,6 @@ function PersonalKeys({ keys }: { keys: ApiKey[] }) {
         label="Your personal keys table"
         cards
         rows={keys}
-        rowKey={(key) => key.id}
         rowTestId="mcp-key-row"
         empty=""
         columns={[

@@ -173,7 +173,6 @@ function MembersTable({
     <DataTable
       label="Members"
       rows={members}
-      rowKey={(member) => member.id}
       rowTestId="member-row"
       empty="No members."
       cards

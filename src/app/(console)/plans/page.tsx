@@ -68,7 +68,6 @@ export default function PlansPage() {
         <DataTable
           label="Tier plans"
           rows={plans.isLoaded ? plans.items : undefined}
-          rowKey={(plan) => plan.id}
           rowTestId="plan-row"
           cards
           empty={

@@ -4,16 +4,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { PortalLink } from "@/components/portal/portal-link";
 import { useTRPC } from "@/lib/trpc";
-import {
-  CreateNamedItemPanel,
-  DataTable,
-  ErrorAlert,
-  LoadMore,
-  PageHeader,
-  Panel,
-  useCursorList,
-  useMay,
-} from "@/components/console";
+import { CreateNamedItemPanel, ListTable, PageHeader, Panel, useCursorList, useMay } from "@/components/console";
 import { CreatePortalInput } from "@/schemas/portal/portal";
 
 function Admissions({ portalId }: { portalId: string }) {
@@ -67,32 +58,26 @@ export default function PortalsPage() {
         />
       )}
       <Panel>
-        {portals.isLoading && <p className="muted">Loading…</p>}
-        <ErrorAlert error={portals.error} />
-        {portals.isLoaded && (
-          <DataTable
-            label="Portals"
-            rows={portals.items}
-            rowKey={(portal) => portal.id}
-            rowTestId="portal-row"
-            empty={
-              mayGrant
-                ? "No portals yet: create one above, then send end users its link."
-                : "No portals yet: an admin creates them."
-            }
-            columns={[
-              {
-                key: "name",
-                header: "Name",
-                sortValue: (portal) => portal.name,
-                cell: (portal) => <Link href={`/portals/${portal.id}`}>{portal.name}</Link>,
-              },
-              { key: "link", header: "Link", cell: (portal) => <PortalLink slug={portal.slug} /> },
-              { key: "groups", header: "Admitted groups", cell: (portal) => <Admissions portalId={portal.id} /> },
-            ]}
-          />
-        )}
-        <LoadMore list={portals} />
+        <ListTable
+          list={portals}
+          label="Portals"
+          rowTestId="portal-row"
+          empty={
+            mayGrant
+              ? "No portals yet: create one above, then send end users its link."
+              : "No portals yet: an admin creates them."
+          }
+          columns={[
+            {
+              key: "name",
+              header: "Name",
+              sortValue: (portal) => portal.name,
+              cell: (portal) => <Link href={`/portals/${portal.id}`}>{portal.name}</Link>,
+            },
+            { key: "link", header: "Link", cell: (portal) => <PortalLink slug={portal.slug} /> },
+            { key: "groups", header: "Admitted groups", cell: (portal) => <Admissions portalId={portal.id} /> },
+          ]}
+        />
       </Panel>
     </>
   );

@@ -154,7 +154,6 @@ function MembersPanel({ data, onReset }: { data: Overview; onReset: (memberId: s
       <DataTable
         label="Members' two-step verification"
         rows={data.members}
-        rowKey={(member) => member.id}
         rowTestId="mfa-member-row"
         empty="No members."
         cards
@@ -208,7 +207,6 @@ function RecentSignInsPanel({ data }: { data: Overview }) {
       <DataTable
         label="Latest sign-ins, newest first"
         rows={data.recentSignIns}
-        rowKey={(event) => event.id}
         empty="No sign-ins yet."
         cards
         columns={[

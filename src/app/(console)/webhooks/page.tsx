@@ -103,7 +103,6 @@ function EndpointsPanel({
         label="Webhook endpoints"
         cards
         rows={endpoints.items}
-        rowKey={(endpoint) => endpoint.id}
         empty={endpoints.isLoading ? "Loading…" : "No endpoints yet."}
         columns={[
           { key: "url", header: "URL", cell: (endpoint) => endpoint.url },
@@ -374,7 +373,6 @@ function Deliveries({ endpointId }: { endpointId: string }) {
         label="Deliveries"
         cards
         rows={deliveries.data?.deliveries ?? []}
-        rowKey={(delivery) => delivery.id}
         empty={deliveries.isLoading ? "Loading…" : "Nothing sent yet."}
         columns={[
           {

@@ -6,7 +6,7 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useParams, useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
-import { SecondFactorStep, type Challenge } from "@/components/auth/second-factor";
+import { SecondFactorPage, type Challenge } from "@/components/auth/second-factor";
 import { ErrorAlert, errorEnvelope, FormField, PageHeader } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { ROLE_SUMMARIES } from "@/schemas/permissions";
@@ -37,18 +37,7 @@ export default function InvitationPage() {
     if (!mismatch) accept.mutate({ token, password });
   }
 
-  if (challenge)
-    return (
-      <main className="auth-page">
-        <div className="panel auth-card" aria-labelledby="second-factor-title">
-          <PageHeader
-            title={challenge.purpose === "verify" ? "Two-step verification" : "Set up two-step verification"}
-            headingId="second-factor-title"
-          />
-          <SecondFactorStep challenge={challenge} onSignedIn={() => router.replace("/")} />
-        </div>
-      </main>
-    );
+  if (challenge) return <SecondFactorPage challenge={challenge} onSignedIn={() => router.replace("/")} />;
 
   if (preview.error) {
     const { code, message } = errorEnvelope(preview.error);

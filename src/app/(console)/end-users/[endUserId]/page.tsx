@@ -191,7 +191,6 @@ function SubscriptionsPanel({
       <DataTable
         label="Subscriptions table"
         rows={user.subscriptions}
-        rowKey={(s) => s.id}
         rowTestId="subscription-row"
         empty="No plans: add one below."
         cards

@@ -100,7 +100,6 @@ function Integrations() {
         <DataTable
           label="MCP connections"
           rows={connections.data}
-          rowKey={(connection) => connection.id}
           rowTestId="connection-row"
           empty="No MCP servers connected yet."
           columns={[

@@ -81,7 +81,6 @@ function Prices() {
         <DataTable
           label="Models and prices"
           rows={models.data && prices.data ? models.data.models : undefined}
-          rowKey={(model) => model.id}
           rowTestId="model-price-row"
           cards
           empty="No models."

@@ -59,7 +59,6 @@ function Providers() {
         <DataTable
           label="Model providers"
           rows={providers.data}
-          rowKey={(provider) => provider.id}
           rowTestId="provider-row"
           empty="No providers yet: agents use the built-in offline model (and the operator's default, if set) until you add one."
           columns={[

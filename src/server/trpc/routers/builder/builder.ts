@@ -29,7 +29,8 @@ import { listItems } from "@/server/services/builder/builder-lists";
 import { deployVersion, listVersions, publishItem } from "@/server/services/builder/builder-versions";
 import { patchDraft } from "@/server/services/builder/draft-edits";
 import { writesKind } from "@/server/services/support/builder-kinds";
-import { router, scopedProcedure } from "../../init";
+import { router } from "../../init";
+import { restProcedures } from "../../service-procedures";
 import { ifMatchOf, tagged } from "../../entity-tags";
 
 function keyed<K extends string, T extends z.ZodType>(key: K, schema: T) {
@@ -77,7 +78,8 @@ function builderRouter<
   View extends z.ZodType,
   Row extends z.ZodType,
 >(route: KindRoute<One, Many, Id, Shape, View, Row>) {
-  const { kind, one, many, idKey, tag } = route;
+  const { kind, one, many, idKey } = route;
+  const rest = restProcedures(route.tag);
   const path = (suffix = "") => `/${many}${suffix}` as `/${string}`;
   const base = path();
   const item = path(`/{${idKey}}`);
@@ -91,78 +93,60 @@ function builderRouter<
   const idOf = (input: unknown) => fields(input)[idKey] as string;
 
   return router({
-    create: scopedProcedure(createItem.requirementFor(kind))
-      .meta({
-        openapi: {
-          method: "POST",
-          path: base,
-          tags: [tag],
-          summary: `Create a draft ${one}`,
-          description: `Creates an unpublished draft ${one}. The body takes \`name\` (required) and any draft field. ${route.notes}`,
-        },
+    create: rest
+      .route("POST", createItem.requirementFor(kind), {
+        path: base,
+        summary: `Create a draft ${one}`,
+        description: `Creates an unpublished draft ${one}. The body takes \`name\` (required) and any draft field. ${route.notes}`,
         errors: route.draftErrors,
         successStatus: 201,
+        input: createDraftInput(route.patch),
+        output: ViewOutput,
       })
-      .input(createDraftInput(route.patch))
-      .output(ViewOutput)
       .mutation(async ({ ctx, input }) => {
         const created = await createItem(ctx.db, ctx.actor, kind, fields(input));
         ctx.response.status = 201;
         return { [one]: created } as never;
       }),
-    list: scopedProcedure(listItems.requirementFor(kind))
-      .meta({
-        openapi: {
-          method: "GET",
-          path: base,
-          tags: [tag],
-          summary: `List published ${many}`,
-          description: `Published ${many} with their live version's fields, ordered by creation time then id. \`include=drafts\` lists unpublished ones too and needs the \`${writesKind(kind).scope}\` scope. \`fields\` keeps only the named fields.`,
-        },
+    list: rest
+      .route("GET", listItems.requirementFor(kind), {
+        path: base,
+        summary: `List published ${many}`,
+        description: `Published ${many} with their live version's fields, ordered by creation time then id. \`include=drafts\` lists unpublished ones too and needs the \`${writesKind(kind).scope}\` scope. \`fields\` keeps only the named fields.`,
+        input: z.strictObject({ ...ListItemsQuery, fields: listFieldsQuery(kind) }),
+        output: ListOutput,
       })
-      .input(z.strictObject({ ...ListItemsQuery, fields: listFieldsQuery(kind) }))
-      .output(ListOutput)
       .query(async ({ ctx, input }) => {
         const { items, nextCursor } = await listItems(ctx.db, ctx.actor, kind, input);
         return { [many]: items, nextCursor } as never;
       }),
-    getDraft: scopedProcedure(getDraft.requirementFor(kind))
-      .meta({
-        openapi: {
-          method: "GET",
-          path: sub("/draft"),
-          tags: [tag],
-          summary: `Get the ${one} draft`,
-          description: `The editable draft, published or not. Its \`ETag\` names this version of the draft for \`If-Match\`.`,
-        },
+    getDraft: rest
+      .route("GET", getDraft.requirementFor(kind), {
+        path: sub("/draft"),
+        summary: `Get the ${one} draft`,
+        description: `The editable draft, published or not. Its \`ETag\` names this version of the draft for \`If-Match\`.`,
         errors: ["not_found"],
         etag: true,
+        input: IdInput,
+        output: ViewOutput,
       })
-      .input(IdInput)
-      .output(ViewOutput)
       .query(async ({ ctx, input }) => {
         const draft = await getDraft(ctx.db, ctx.actor, kind, idOf(input));
         return { [one]: tagged(ctx.response, draft) } as never;
       }),
-    patchDraft: scopedProcedure(patchDraft.requirementFor(kind))
-      .meta({
-        openapi: {
-          method: "PATCH",
-          path: sub("/draft"),
-          tags: [tag],
-          summary: `Update the ${one} draft`,
-          description: `Only the fields passed change; arrays replace the whole set; nested objects (${kind === "agent" ? "`identity`, `builtIns`" : kind === "app" ? "`api`" : "none for flows"}) merge. \`expectedUpdatedAt\` (the \`updatedAt\` last read) or the header \`If-Unmodified-Since\` refuses the write with \`conflict\` when the draft changed meanwhile, and \`If-Match\` with a tag other than the draft's current \`ETag\` refuses it with 412 \`precondition_failed\`; nothing is written. ${route.notes}`,
-          requestHeaders: DRAFT_PRECONDITIONS,
-        },
+    patchDraft: rest
+      .route("PATCH", patchDraft.requirementFor(kind), {
+        path: sub("/draft"),
+        summary: `Update the ${one} draft`,
+        description: `Only the fields passed change; arrays replace the whole set; nested objects (${kind === "agent" ? "`identity`, `builtIns`" : kind === "app" ? "`api`" : "none for flows"}) merge. \`expectedUpdatedAt\` (the \`updatedAt\` last read) or the header \`If-Unmodified-Since\` refuses the write with \`conflict\` when the draft changed meanwhile, and \`If-Match\` with a tag other than the draft's current \`ETag\` refuses it with 412 \`precondition_failed\`; nothing is written. ${route.notes}`,
+        requestHeaders: DRAFT_PRECONDITIONS,
         errors: ["not_found", "conflict", "precondition_failed", ...route.draftErrors],
         etag: true,
-      })
-      .input(
-        IdInput.extend(route.patch.shape).extend({
+        input: IdInput.extend(route.patch.shape).extend({
           expectedUpdatedAt: TimestampInput.optional().meta({ description: "The `updatedAt` last read" }),
         }),
-      )
-      .output(ViewOutput)
+        output: ViewOutput,
+      })
       .mutation(async ({ ctx, input }) => {
         const { [idKey]: id, expectedUpdatedAt, ...patch } = fields(input);
         const updated = await patchDraft(ctx.db, ctx.actor, kind, id as string, patch, {
@@ -172,37 +156,29 @@ function builderRouter<
         });
         return { [one]: tagged(ctx.response, updated) } as never;
       }),
-    publish: scopedProcedure(publishItem.requirementFor(kind))
-      .meta({
-        openapi: {
-          method: "POST",
-          path: sub("/publish"),
-          tags: [tag],
-          summary: `Publish the ${one} draft as a new version`,
-          description: `Snapshots the draft as version \`versionCount + 1\`. Unless \`deployToProduction\` is false it becomes the live version (\`productionVersionId\`).${kind === "app" ? " Pins the adviser and each member at its production version; a member published later is used only once the app is published again. An unpublished adviser or member gives `unpublished_dependencies`." : ""}`,
-        },
+    publish: rest
+      .route("POST", publishItem.requirementFor(kind), {
+        path: sub("/publish"),
+        summary: `Publish the ${one} draft as a new version`,
+        description: `Snapshots the draft as version \`versionCount + 1\`. Unless \`deployToProduction\` is false it becomes the live version (\`productionVersionId\`).${kind === "app" ? " Pins the adviser and each member at its production version; a member published later is used only once the app is published again. An unpublished adviser or member gives `unpublished_dependencies`." : ""}`,
         errors: ["not_found", ...route.publishErrors],
+        input: IdInput.extend(PublishInput),
+        output: PublishOutput,
       })
-      .input(IdInput.extend(PublishInput))
-      .output(PublishOutput)
       .mutation(async ({ ctx, input }) => {
         const { summary, version } = await publishItem(ctx.db, ctx.actor, kind, idOf(input), fields(input));
         return { [one]: summary, version } as never;
       }),
-    versions: scopedProcedure(listVersions.requirementFor(kind))
-      .meta({
-        openapi: {
-          method: "GET",
-          path: sub("/versions"),
-          tags: [tag],
-          summary: `List the ${one}'s versions`,
-          description:
-            "Oldest first (`order=newest` for the latest first, as the console shows them); each with the document as published.",
-        },
+    versions: rest
+      .route("GET", listVersions.requirementFor(kind), {
+        path: sub("/versions"),
+        summary: `List the ${one}'s versions`,
+        description:
+          "Oldest first (`order=newest` for the latest first, as the console shows them); each with the document as published.",
         errors: ["not_found"],
+        input: IdInput.extend({ ...ListQuery.shape, order: ListOrder }),
+        output: ListVersionsOutput,
       })
-      .input(IdInput.extend({ ...ListQuery.shape, order: ListOrder }))
-      .output(ListVersionsOutput)
       .query(
         ({ ctx, input }) =>
           listVersions(
@@ -213,19 +189,15 @@ function builderRouter<
             fields(input) as { limit: number; cursor?: string; order: ListOrder },
           ) as never,
       ),
-    deploy: scopedProcedure(deployVersion.requirementFor(kind))
-      .meta({
-        openapi: {
-          method: "POST",
-          path: sub("/versions/{versionId}/deploy"),
-          tags: [tag],
-          summary: `Make a version of the ${one} live (rollback)`,
-          description: `Makes an existing version the live one again: \`productionVersionId\` points at it and it becomes \`isProduction\`. The draft is untouched.`,
-        },
+    deploy: rest
+      .route("POST", deployVersion.requirementFor(kind), {
+        path: sub("/versions/{versionId}/deploy"),
+        summary: `Make a version of the ${one} live (rollback)`,
+        description: `Makes an existing version the live one again: \`productionVersionId\` points at it and it becomes \`isProduction\`. The draft is untouched.`,
         errors: ["not_found"],
+        input: IdInput.extend({ versionId: Uuid }),
+        output: PublishOutput,
       })
-      .input(IdInput.extend({ versionId: Uuid }))
-      .output(PublishOutput)
       .mutation(async ({ ctx, input }) => {
         const { summary, version } = await deployVersion(
           ctx.db,
@@ -236,34 +208,26 @@ function builderRouter<
         );
         return { [one]: summary, version } as never;
       }),
-    get: scopedProcedure(getLive.requirementFor(kind))
-      .meta({
-        openapi: {
-          method: "GET",
-          path: item,
-          tags: [tag],
-          summary: `Get the live ${one}`,
-          description: `The live version. An unpublished ${one} answers \`not_found\`.`,
-        },
+    get: rest
+      .route("GET", getLive.requirementFor(kind), {
+        path: item,
+        summary: `Get the live ${one}`,
+        description: `The live version. An unpublished ${one} answers \`not_found\`.`,
         errors: ["not_found"],
+        input: IdInput,
+        output: ViewOutput,
       })
-      .input(IdInput)
-      .output(ViewOutput)
       .query(async ({ ctx, input }) => ({ [one]: await getLive(ctx.db, ctx.actor, kind, idOf(input)) }) as never),
-    delete: scopedProcedure(deleteItem.requirementFor(kind))
-      .meta({
-        openapi: {
-          method: "DELETE",
-          path: item,
-          tags: [tag],
-          summary: `Delete the ${one}`,
-          description: `Deletes the ${one} with its versions. A personal key needs the admin role. Answers 204.`,
-        },
+    delete: rest
+      .route("DELETE", deleteItem.requirementFor(kind), {
+        path: item,
+        summary: `Delete the ${one}`,
+        description: `Deletes the ${one} with its versions. A personal key needs the admin role. Answers 204.`,
         errors: ["not_found"],
         successStatus: 204,
+        input: IdInput,
+        output: z.void(),
       })
-      .input(IdInput)
-      .output(z.void())
       .mutation(async ({ ctx, input }) => {
         await deleteItem(ctx.db, ctx.actor, kind, idOf(input));
         ctx.response.status = 204;

@@ -56,7 +56,6 @@ import { ifMatchOf, tagged } from "../../entity-tags";
 import { memberProcedure, router, scopedProcedure } from "../../init";
 import { restProcedures, memberCalls } from "../../service-procedures";
 
-const TAGS = ["Knowledgebases"];
 const rest = restProcedures("Knowledgebases");
 
 const PAGE_PRECONDITIONS = z.object({
@@ -131,22 +130,18 @@ export const knowledgeRouter = router({
     output: SearchOutput,
   }),
 
-  addSource: scopedProcedure(addSource.requirement)
-    .meta({
-      openapi: {
-        method: "POST",
-        path: "/knowledgebases/{knowledgebaseId}/sources",
-        tags: TAGS,
-        summary: "Add a source document",
-        description:
-          "202. JSON: exactly one of `contentMarkdown`, `contentText` (each up to 1 MB) or `url` (a public http/https page fetched server-side; private, loopback, link-local and metadata addresses are refused, also after redirects; with `refresh` daily or weekly it is fetched again conditionally, and with `crawl` the pages it links to within its host, up to `maxPages` (≤ 500) and `maxDepth`, honouring robots.txt, become sources of their own; a sitemap URL lists the pages). Or `multipart/form-data` with a `file` part (PDF, DOCX, PPTX, XLSX, HTML, CSV, TXT or MD) and an optional `name`, up to 4.5 MB per request (413 `invalid_request` above). Answers `processing` (indexing runs in the background; poll the source until `ready` or `failed`) or `pending_review` when the organization reviews agent writes. `Idempotency-Key` (1..255 printable ASCII): the same key with the same body replays the first response; another body, or while the first still runs, gives `conflict`. Keys are kept 24 hours per organization.",
-      },
+  addSource: rest
+    .route("POST", addSource.requirement, {
+      path: "/knowledgebases/{knowledgebaseId}/sources",
+      summary: "Add a source document",
+      description:
+        "202. JSON: exactly one of `contentMarkdown`, `contentText` (each up to 1 MB) or `url` (a public http/https page fetched server-side; private, loopback, link-local and metadata addresses are refused, also after redirects; with `refresh` daily or weekly it is fetched again conditionally, and with `crawl` the pages it links to within its host, up to `maxPages` (≤ 500) and `maxDepth`, honouring robots.txt, become sources of their own; a sitemap URL lists the pages). Or `multipart/form-data` with a `file` part (PDF, DOCX, PPTX, XLSX, HTML, CSV, TXT or MD) and an optional `name`, up to 4.5 MB per request (413 `invalid_request` above). Answers `processing` (indexing runs in the background; poll the source until `ready` or `failed`) or `pending_review` when the organization reviews agent writes. `Idempotency-Key` (1..255 printable ASCII): the same key with the same body replays the first response; another body, or while the first still runs, gives `conflict`. Keys are kept 24 hours per organization.",
       errors: ["not_found", "plan_limit", "conflict"],
       successStatus: 202,
       multipart: true,
+      input: CreateSourceInput,
+      output: SourceWriteResult,
     })
-    .input(CreateSourceInput)
-    .output(SourceWriteResult)
     .mutation(async ({ ctx, input }) => {
       const { knowledgebaseId, ...content } = input;
       // The REST door applies Idempotency-Key to every JSON POST (adapters/rest.ts).
@@ -198,16 +193,12 @@ export const knowledgeRouter = router({
     output: SourceOutput,
   }),
 
-  createPage: scopedProcedure(createPage.requirement)
-    .meta({
-      openapi: {
-        method: "POST",
-        path: "/knowledgebases/{knowledgebaseId}/pages",
-        tags: TAGS,
-        summary: "Create a page",
-        description:
-          "201 with status `applied`, or 202 with `pending_review` when the organization reviews agent writes (the page then exists, empty, until a person approves). A personal key is recorded as the author; an organization key writes unattributed. `links` lists the `[label](page:<id>)` and `[label](source:<id>)` links found, with `unresolved` ones.",
-      },
+  createPage: rest
+    .route("POST", createPage.requirement, {
+      path: "/knowledgebases/{knowledgebaseId}/pages",
+      summary: "Create a page",
+      description:
+        "201 with status `applied`, or 202 with `pending_review` when the organization reviews agent writes (the page then exists, empty, until a person approves). A personal key is recorded as the author; an organization key writes unattributed. `links` lists the `[label](page:<id>)` and `[label](source:<id>)` links found, with `unresolved` ones.",
       errors: ["not_found"],
       successStatus: 201,
       alsoSucceeds: {
@@ -215,54 +206,46 @@ export const knowledgeRouter = router({
         description:
           "`pending_review`: the organization reviews agent writes; the page exists, empty, until a person approves",
       },
+      input: CreatePageInput,
+      output: PageWriteResult,
     })
-    .input(CreatePageInput)
-    .output(PageWriteResult)
     .mutation(async ({ ctx, input }) => {
       const result = await createPage(ctx.db, ctx.actor, input);
       ctx.response.status = result.status === "applied" ? 201 : 202;
       return result;
     }),
 
-  getPage: scopedProcedure(getPage.requirement)
-    .meta({
-      openapi: {
-        method: "GET",
-        path: "/knowledgebases/{knowledgebaseId}/pages/{pageId}",
-        tags: TAGS,
-        summary: "A page in full",
-        description:
-          "The Page object at the top level. Its `ETag` names this version of the page for `If-Match` on a patch.",
-      },
+  getPage: rest
+    .route("GET", getPage.requirement, {
+      path: "/knowledgebases/{knowledgebaseId}/pages/{pageId}",
+      summary: "A page in full",
+      description:
+        "The Page object at the top level. Its `ETag` names this version of the page for `If-Match` on a patch.",
       errors: ["not_found"],
       etag: true,
+      input: PageIdInput,
+      output: Page,
     })
-    .input(PageIdInput)
-    .output(Page)
     .query(async ({ ctx, input }) => {
       return tagged(ctx.response, await getPage(ctx.db, ctx.actor, input));
     }),
 
-  patchPage: scopedProcedure(patchPage.requirement)
-    .meta({
-      openapi: {
-        method: "PATCH",
-        path: "/knowledgebases/{knowledgebaseId}/pages/{pageId}",
-        tags: TAGS,
-        summary: "Edit a page with patch operations",
-        description:
-          "`patch`: up to 50 operations applied in order, each to the previous one's result: `replace` {oldString, newString}, `insert_before`/`insert_after` {anchor, text}, `prepend`/`append` {text}, `replace_range` {from, to, text} (from the start of `from` through the end of `to`, `to` searched after `from`). Every anchor must appear exactly once in the current markdown, else `invalid_request` names the operation index and anchor and nothing changes. `text` is inserted exactly as given. Optional `title`. `If-Match` with a tag other than the page's current `ETag` (from GET) is refused with 412 `precondition_failed` and nothing changes. 202 `pending_review` when the organization reviews agent writes.",
-        requestHeaders: PAGE_PRECONDITIONS,
-      },
+  patchPage: rest
+    .route("PATCH", patchPage.requirement, {
+      path: "/knowledgebases/{knowledgebaseId}/pages/{pageId}",
+      summary: "Edit a page with patch operations",
+      description:
+        "`patch`: up to 50 operations applied in order, each to the previous one's result: `replace` {oldString, newString}, `insert_before`/`insert_after` {anchor, text}, `prepend`/`append` {text}, `replace_range` {from, to, text} (from the start of `from` through the end of `to`, `to` searched after `from`). Every anchor must appear exactly once in the current markdown, else `invalid_request` names the operation index and anchor and nothing changes. `text` is inserted exactly as given. Optional `title`. `If-Match` with a tag other than the page's current `ETag` (from GET) is refused with 412 `precondition_failed` and nothing changes. 202 `pending_review` when the organization reviews agent writes.",
+      requestHeaders: PAGE_PRECONDITIONS,
       errors: ["not_found", "precondition_failed"],
       alsoSucceeds: {
         status: 202,
         description:
           "`pending_review`: the organization reviews agent writes; the live page is untouched until a person approves",
       },
+      input: PatchPageInput,
+      output: PageWriteResult,
     })
-    .input(PatchPageInput)
-    .output(PageWriteResult)
     .mutation(async ({ ctx, input }) => {
       const result = await patchPage(ctx.db, ctx.actor, input, { ifMatch: ifMatchOf(ctx.requestHeaders) });
       ctx.response.status = result.status === "applied" ? 200 : 202;

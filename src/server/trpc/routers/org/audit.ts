@@ -7,7 +7,7 @@ import {
   ReadAuditLogOutput,
 } from "@/schemas/org/audit";
 import { auditFilterOptions, exportAuditEvents, listAuditEvents, readAuditLog } from "@/server/services/org/audit-log";
-import { router, scopedProcedure } from "../../init";
+import { router } from "../../init";
 import { memberCalls, restProcedures } from "../../service-procedures";
 
 const rest = restProcedures("Audit log");
@@ -23,20 +23,16 @@ export const auditRouter = router({
   }),
 
   /** Served by src/server/adapters/download.ts, which streams it; the procedure documents it. */
-  export: scopedProcedure(exportAuditEvents.requirement)
-    .meta({
-      openapi: {
-        method: "GET",
-        path: "/audit-events/export",
-        tags: ["Audit log"],
-        summary: "Export audit events",
-        description:
-          "Every matching event, newest first, streamed: JSON Lines (one event a line, as in the list) or CSV with a header row.",
-      },
+  export: rest
+    .route("GET", exportAuditEvents.requirement, {
+      path: "/audit-events/export",
+      summary: "Export audit events",
+      description:
+        "Every matching event, newest first, streamed: JSON Lines (one event a line, as in the list) or CSV with a header row.",
       download: true,
+      input: ExportAuditEventsInput,
+      output: z.string(),
     })
-    .input(ExportAuditEventsInput)
-    .output(z.string())
     .query(async ({ ctx, input }) => {
       let text = "";
       for await (const chunk of await exportAuditEvents(ctx.db, ctx.actor, input)) text += chunk;

@@ -8,7 +8,6 @@ import { deleteModelPrice, listModelPrices, setModelPrice } from "@/server/servi
 import { router, scopedProcedure } from "../../init";
 import { answeringAs, restProcedures } from "../../service-procedures";
 
-const tags = ["Model prices"];
 const rest = restProcedures("Model prices");
 
 export const modelPricesRouter = router({
@@ -17,7 +16,7 @@ export const modelPricesRouter = router({
       openapi: {
         method: "GET",
         path: "/model-prices",
-        tags,
+        tags: ["Model prices"],
         summary: "List the organization's model prices",
         description:
           "A run calling only unpriced models costs 1 credit; else the larger of its priced models' `minimumCredits` and its tokens' cost, rounded up.",

@@ -32,7 +32,6 @@ import {
 import { router, scopedProcedure } from "../../init";
 import { answeringAs, restProcedures } from "../../service-procedures";
 
-const tags = ["Portals"];
 const rest = restProcedures("Portals");
 
 export const portalsRouter = router({
@@ -43,21 +42,17 @@ export const portalsRouter = router({
     output: ListPortalsOutput,
   }),
 
-  create: scopedProcedure(createPortal.requirement)
-    .meta({
-      openapi: {
-        method: "POST",
-        path: "/portals",
-        tags,
-        summary: "Create a portal",
-        description:
-          "A place where end users sign in with an email code and use the apps their access allows, at `/p/<slug>` on this host. `slug` is generated from the name when not given; a slug another portal has → 409 `conflict`.",
-      },
+  create: rest
+    .route("POST", createPortal.requirement, {
+      path: "/portals",
+      summary: "Create a portal",
+      description:
+        "A place where end users sign in with an email code and use the apps their access allows, at `/p/<slug>` on this host. `slug` is generated from the name when not given; a slug another portal has → 409 `conflict`.",
       errors: ["conflict"],
       successStatus: 201,
+      input: CreatePortalInput,
+      output: PortalOutput,
     })
-    .input(CreatePortalInput)
-    .output(PortalOutput)
     .mutation(async ({ ctx, input }) => {
       ctx.response.status = 201;
       return { portal: await createPortal(ctx.db, ctx.actor, input) };
@@ -88,24 +83,20 @@ export const portalsRouter = router({
     output: EmbedSecretOutput,
   }),
 
-  admit: scopedProcedure(admitGroup.requirement)
-    .meta({
-      openapi: {
-        method: "POST",
-        path: "/portals/{portalId}/admissions",
-        tags,
-        summary: "Admit a user group to a portal",
-        description: "201 for a new admission, 200 when the group is already admitted.",
-      },
+  admit: rest
+    .route("POST", admitGroup.requirement, {
+      path: "/portals/{portalId}/admissions",
+      summary: "Admit a user group to a portal",
+      description: "201 for a new admission, 200 when the group is already admitted.",
       errors: ["groups_disabled", "not_found", "group_not_found"],
       successStatus: 201,
       alsoSucceeds: {
         status: 200,
         description: "The group was already admitted; the existing admission, nothing written",
       },
+      input: AdmitGroupInput,
+      output: PortalAdmissionOutput,
     })
-    .input(AdmitGroupInput)
-    .output(PortalAdmissionOutput)
     .mutation(async ({ ctx, input }) => {
       const { created, admission } = await admitGroup(ctx.db, ctx.actor, input);
       ctx.response.status = created ? 201 : 200;

@@ -50,20 +50,15 @@ import { bulkEndUserAction, importEndUsers } from "@/server/services/provisionin
 import { router, scopedProcedure } from "../../init";
 import { answeringAs, restProcedures } from "../../service-procedures";
 
-const tags = ["End users"];
 const rest = restProcedures("End users");
 
 export const endUsersRouter = router({
-  provision: scopedProcedure(provisionEndUser.requirement)
-    .meta({
-      openapi: {
-        method: "POST",
-        path: "/end-users",
-        tags,
-        summary: "Create or update an end user",
-        description:
-          "Idempotent on email (trimmed, case-insensitive): 201 with `created: true` for a new account, 200 when an existing one is updated in place (a revoked one is restored). Plans (`tierPlanIds`, each its own subscription), groups and grants come in the same call; duplicates are skipped and `grantsCreated` counts only new grants. Every refusal is decided before anything is written.",
-      },
+  provision: rest
+    .route("POST", provisionEndUser.requirement, {
+      path: "/end-users",
+      summary: "Create or update an end user",
+      description:
+        "Idempotent on email (trimmed, case-insensitive): 201 with `created: true` for a new account, 200 when an existing one is updated in place (a revoked one is restored). Plans (`tierPlanIds`, each its own subscription), groups and grants come in the same call; duplicates are skipped and `grantsCreated` counts only new grants. Every refusal is decided before anything is written.",
       errors: [
         "tier_not_found",
         "group_not_found",
@@ -80,9 +75,9 @@ export const endUsersRouter = router({
         status: 200,
         description: "An existing end user (same email) updated in place; `created: false`",
       },
+      input: ProvisionEndUserInput,
+      output: ProvisionEndUserOutput,
     })
-    .input(ProvisionEndUserInput)
-    .output(ProvisionEndUserOutput)
     .mutation(async ({ ctx, input }) => {
       const result = await provisionEndUser(ctx.db, ctx.actor, input);
       ctx.response.status = result.created ? 201 : 200;

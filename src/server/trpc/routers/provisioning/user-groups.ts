@@ -31,22 +31,17 @@ import {
 import { router, scopedProcedure } from "../../init";
 import { answeringAs, restProcedures } from "../../service-procedures";
 
-const tags = ["User groups"];
 const rest = restProcedures("User groups");
 
 export const userGroupsRouter = router({
-  create: scopedProcedure(createUserGroup.requirement)
-    .meta({
-      openapi: { method: "POST", path: "/user-groups", tags, summary: "Create an empty user group" },
-      errors: ["groups_disabled"],
-      successStatus: 201,
-    })
-    .input(CreateUserGroupInput)
-    .output(UserGroupOutput)
-    .mutation(async ({ ctx, input }) => {
-      ctx.response.status = 201;
-      return { userGroup: await createUserGroup(ctx.db, ctx.actor, input) };
-    }),
+  create: rest.mutation("POST", answeringAs("userGroup", createUserGroup), {
+    path: "/user-groups",
+    summary: "Create an empty user group",
+    errors: ["groups_disabled"],
+    successStatus: 201,
+    input: CreateUserGroupInput,
+    output: UserGroupOutput,
+  }),
 
   list: rest.query(listUserGroups, {
     path: "/user-groups",
@@ -82,22 +77,18 @@ export const userGroupsRouter = router({
     input: GroupIdInput,
   }),
 
-  addMember: scopedProcedure(addGroupMember.requirement)
-    .meta({
-      openapi: {
-        method: "POST",
-        path: "/user-groups/{groupId}/members",
-        tags,
-        summary: "Add an end user to a group",
-        description:
-          "201 for a new member, 200 when already a member. A plan's group answers 422 `plan_group`; a directory group 409 `directory_managed`.",
-      },
+  addMember: rest
+    .route("POST", addGroupMember.requirement, {
+      path: "/user-groups/{groupId}/members",
+      summary: "Add an end user to a group",
+      description:
+        "201 for a new member, 200 when already a member. A plan's group answers 422 `plan_group`; a directory group 409 `directory_managed`.",
       errors: ["groups_disabled", "not_found", "end_user_not_found", "plan_group", "directory_managed"],
       successStatus: 201,
       alsoSucceeds: { status: 200, description: "The end user was already a member; nothing written" },
+      input: AddGroupMemberInput,
+      output: GroupMemberOutput,
     })
-    .input(AddGroupMemberInput)
-    .output(GroupMemberOutput)
     .mutation(async ({ ctx, input }) => {
       const { created, member } = await addGroupMember(ctx.db, ctx.actor, input);
       ctx.response.status = created ? 201 : 200;
@@ -116,22 +107,18 @@ export const userGroupsRouter = router({
     .output(ListGroupMembersOutput)
     .query(({ ctx, input }) => listGroupMembers(ctx.db, ctx.actor, input)),
 
-  addGrant: scopedProcedure(addGroupGrant.requirement)
-    .meta({
-      openapi: {
-        method: "POST",
-        path: "/user-groups/{groupId}/grants",
-        tags,
-        summary: "Grant a group access",
-        description:
-          "Group grants are additive (always allow). 201 for a new grant, 200 with the existing one for a duplicate. Where access is managed with groups, a `deploymentId` answers `portal_scope_unsupported`: admit the group to the portal instead.",
-      },
+  addGrant: rest
+    .route("POST", addGroupGrant.requirement, {
+      path: "/user-groups/{groupId}/grants",
+      summary: "Grant a group access",
+      description:
+        "Group grants are additive (always allow). 201 for a new grant, 200 with the existing one for a duplicate. Where access is managed with groups, a `deploymentId` answers `portal_scope_unsupported`: admit the group to the portal instead.",
       errors: ["groups_disabled", "not_found", "grant_target_not_found", "portal_scope_unsupported"],
       successStatus: 201,
       alsoSucceeds: { status: 200, description: "The same grant existed; the existing one, nothing written" },
+      input: AddGroupGrantInput,
+      output: GrantOutput,
     })
-    .input(AddGroupGrantInput)
-    .output(GrantOutput)
     .mutation(async ({ ctx, input }) => {
       const { created, grant } = await addGroupGrant(ctx.db, ctx.actor, input);
       ctx.response.status = created ? 201 : 200;

@@ -40,7 +40,7 @@ import { listTestRuns, runTests } from "@/server/services/builder/test-runs";
 import { previewDraft } from "@/server/services/builder/draft-preview";
 import { getTestSuite, saveTestSuite } from "@/server/services/builder/test-suites";
 import { transact } from "@/server/services/runs/transactions";
-import { router, scopedProcedure } from "../../init";
+import { router } from "../../init";
 import { answeringAs, forKind, memberCalls, restProcedures } from "../../service-procedures";
 
 const appsRest = restProcedures("Apps");
@@ -90,21 +90,17 @@ export const runtimeRouter = router({
     input: MessageFeedbackInput,
     output: MessageFeedbackOutput,
   }),
-  uploadFile: scopedProcedure(uploadFiles.requirement)
-    .meta({
-      openapi: {
-        method: "POST",
-        path: "/files",
-        tags: ["Files"],
-        summary: "Upload a file to attach to a conversation turn",
-        description: `201. \`multipart/form-data\` with one \`file\` part (up to ${MAX_ATTACHMENT_BYTES / 1024 / 1024} MB: PDF, DOCX, PPTX, XLSX, TXT, MD, CSV, PNG, JPEG or WebP, typed by its content, never its name) and an optional \`endUserId\`. A document's text is extracted at once (an unreadable one is 422 \`unsupported_attachment\`). Pass its \`id\` in a turn's \`fileIds\`; the file then belongs to that conversation, is read only by its owner (the end user, or the member or key that uploaded it) and the organization's admins, and goes with the conversation (retention, erasure). Never searchable in knowledgebases.`,
-      },
+  uploadFile: filesRest
+    .route("POST", uploadFiles.requirement, {
+      path: "/files",
+      summary: "Upload a file to attach to a conversation turn",
+      description: `201. \`multipart/form-data\` with one \`file\` part (up to ${MAX_ATTACHMENT_BYTES / 1024 / 1024} MB: PDF, DOCX, PPTX, XLSX, TXT, MD, CSV, PNG, JPEG or WebP, typed by its content, never its name) and an optional \`endUserId\`. A document's text is extracted at once (an unreadable one is 422 \`unsupported_attachment\`). Pass its \`id\` in a turn's \`fileIds\`; the file then belongs to that conversation, is read only by its owner (the end user, or the member or key that uploaded it) and the organization's admins, and goes with the conversation (retention, erasure). Never searchable in knowledgebases.`,
       errors: ["not_found", "unsupported_attachment"],
       successStatus: 201,
       multipart: "files",
+      input: z.strictObject({ endUserId: Uuid.optional() }),
+      output: FileOutput,
     })
-    .input(z.strictObject({ endUserId: Uuid.optional() }))
-    .output(FileOutput)
     // JSON carries no file: the service answers that a file part is required.
     .mutation(async ({ ctx, input }) => ({
       file: (await uploadFiles(ctx.db, ctx.actor, { ...input, files: [] })).files[0]!,
@@ -119,35 +115,27 @@ export const runtimeRouter = router({
     output: FileOutput,
   }),
   /** Served by src/server/adapters/download.ts, which answers the bytes; the procedure documents it. */
-  getFileContent: scopedProcedure(getFileContent.requirement)
-    .meta({
-      openapi: {
-        method: "GET",
-        path: "/files/{fileId}/content",
-        tags: ["Files"],
-        summary: "Download an attached file",
-        description:
-          "The file's bytes as uploaded, always as a download (`Content-Disposition: attachment` with its name), under the content type stored at upload (`X-Content-Type-Options: nosniff`, `Cache-Control: private, no-store`). The same readers as `GET /files/{fileId}`: its owner and the organization's admins (and organization keys); anyone else, another end user and another organization get `not_found`.",
-      },
+  getFileContent: filesRest
+    .route("GET", getFileContent.requirement, {
+      path: "/files/{fileId}/content",
+      summary: "Download an attached file",
+      description:
+        "The file's bytes as uploaded, always as a download (`Content-Disposition: attachment` with its name), under the content type stored at upload (`X-Content-Type-Options: nosniff`, `Cache-Control: private, no-store`). The same readers as `GET /files/{fileId}`: its owner and the organization's admins (and organization keys); anyone else, another end user and another organization get `not_found`.",
       errors: ["not_found"],
       download: "file",
+      input: FileIdInput,
+      // Over tRPC, the bytes in base64.
+      output: z.string(),
     })
-    .input(FileIdInput)
-    // Over tRPC, the bytes in base64.
-    .output(z.string())
     .query(async ({ ctx, input }) =>
       Buffer.from((await getFileContent(ctx.db, ctx.actor, input)).bytes).toString("base64"),
     ),
-  conversation: scopedProcedure(converse.requirement)
-    .meta({
-      openapi: {
-        method: "POST",
-        path: "/apps/{appId}/conversation",
-        tags: ["Apps"],
-        summary: "Send a message to a published app",
-        description:
-          "The Supervisor routes the message to the app's members at their pinned versions and returns one synthesized reply. Pass the previous `conversation_id` to continue a conversation (prior turns are restored server-side). Each call runs and bills as one execution (1 credit); with `stream: true` the answer is `text/event-stream`. With `endUserId` (and optionally `portalId`) the call is made on behalf of that end user; refusals come in this order: the app (`not_found`, `service_disabled`), the end user (`not_found` when unknown, inactive or without access to the app), the conversation (`not_found` unless it is that end user's), then credits (402 when neither one of their pools nor the organization can cover it). Files: `fileIds` (from `POST /files`), or `multipart/form-data` with the fields and up to 5 `file` parts (4.5 MB per request); a document's text is a passage the reply cites like a source, an image goes to the app's models that accept images (422 `unsupported_attachment` before anything runs when none does).",
-      },
+  conversation: appsRest
+    .route("POST", converse.requirement, {
+      path: "/apps/{appId}/conversation",
+      summary: "Send a message to a published app",
+      description:
+        "The Supervisor routes the message to the app's members at their pinned versions and returns one synthesized reply. Pass the previous `conversation_id` to continue a conversation (prior turns are restored server-side). Each call runs and bills as one execution (1 credit); with `stream: true` the answer is `text/event-stream`. With `endUserId` (and optionally `portalId`) the call is made on behalf of that end user; refusals come in this order: the app (`not_found`, `service_disabled`), the end user (`not_found` when unknown, inactive or without access to the app), the conversation (`not_found` unless it is that end user's), then credits (402 when neither one of their pools nor the organization can cover it). Files: `fileIds` (from `POST /files`), or `multipart/form-data` with the fields and up to 5 `file` parts (4.5 MB per request); a document's text is a passage the reply cites like a source, an image goes to the app's models that accept images (422 `unsupported_attachment` before anything runs when none does).",
       door: "apps",
       stream: true,
       multipart: "conversation",
@@ -169,9 +157,9 @@ export const runtimeRouter = router({
         "provider_error",
         "unsupported_attachment",
       ],
+      input: ConversationInput,
+      output: ConverseOutput,
     })
-    .input(ConversationInput)
-    .output(ConverseOutput)
     .mutation(async ({ ctx, input }) => {
       const result = await converse(ctx.db, ctx.actor, {
         appId: input.appId,
@@ -187,22 +175,18 @@ export const runtimeRouter = router({
       return result;
     }),
 
-  conversationRunEvents: scopedProcedure(openConversationRun.requirement)
-    .meta({
-      openapi: {
-        method: "GET",
-        path: "/apps/{appId}/conversation/runs/{executionId}/events",
-        tags: ["Apps"],
-        summary: "Resume a conversation run's stream",
-        description:
-          "Server-Sent Events of a streamed conversation run (the `execution_id` of its `run` event), usable with `EventSource`: every event from the start, or after the one named by the `Last-Event-ID` header (or `lastEventId`), then live until `done` or `error`. A finished run replays in full for 24 hours; 204 when the client already has its last event (an EventSource stops reconnecting). Same key rules as the conversation POST. An unknown run, or one started through another door or organization, is `not_found`. Reading never runs or bills anything.",
-      },
+  conversationRunEvents: appsRest
+    .route("GET", openConversationRun.requirement, {
+      path: "/apps/{appId}/conversation/runs/{executionId}/events",
+      summary: "Resume a conversation run's stream",
+      description:
+        "Server-Sent Events of a streamed conversation run (the `execution_id` of its `run` event), usable with `EventSource`: every event from the start, or after the one named by the `Last-Event-ID` header (or `lastEventId`), then live until `done` or `error`. A finished run replays in full for 24 hours; 204 when the client already has its last event (an EventSource stops reconnecting). Same key rules as the conversation POST. An unknown run, or one started through another door or organization, is `not_found`. Reading never runs or bills anything.",
       door: "apps",
       events: true,
       errors: ["not_found"],
+      input: ConversationRunEventsInput,
+      output: ConversationRunEventsOutput,
     })
-    .input(ConversationRunEventsInput)
-    .output(ConversationRunEventsOutput)
     .query(async ({ ctx, input }) => {
       const run = await openConversationRun(ctx.db, ctx.actor, input);
       const events = await readRunEvents(ctx.db, run, Number(input.lastEventId ?? 0));
@@ -211,39 +195,31 @@ export const runtimeRouter = router({
       };
     }),
 
-  cancelConversationRun: scopedProcedure(cancelConversationRun.requirement)
-    .meta({
-      openapi: {
-        method: "POST",
-        path: "/apps/{appId}/conversation/runs/{executionId}/cancel",
-        tags: ["Apps"],
-        summary: "Stop a conversation run",
-        description:
-          "Stops a streamed run, whichever server process runs it: its stream ends with an `error` event of code `canceled`, and its execution's status is `canceled`. 202 with the execution once it stopped; the run is billed, since it ran. A run that already ended: 200 with its execution, unchanged. Same key rules as the conversation POST.",
-      },
+  cancelConversationRun: appsRest
+    .route("POST", cancelConversationRun.requirement, {
+      path: "/apps/{appId}/conversation/runs/{executionId}/cancel",
+      summary: "Stop a conversation run",
+      description:
+        "Stops a streamed run, whichever server process runs it: its stream ends with an `error` event of code `canceled`, and its execution's status is `canceled`. 202 with the execution once it stopped; the run is billed, since it ran. A run that already ended: 200 with its execution, unchanged. Same key rules as the conversation POST.",
       door: "apps",
       successStatus: 202,
       alsoSucceeds: { status: 200, description: "The run had already ended: its execution, unchanged" },
       errors: ["not_found"],
+      input: ConversationRunInput,
+      output: CancelConversationRunOutput,
     })
-    .input(ConversationRunInput)
-    .output(CancelConversationRunOutput)
     .mutation(async ({ ctx, input }) => {
       const { status, execution } = await cancelConversationRun(ctx.db, ctx.actor, input);
       ctx.response.status = status;
       return { execution };
     }),
 
-  transaction: scopedProcedure(transact.requirement)
-    .meta({
-      openapi: {
-        method: "POST",
-        path: "/apps/{appId}/transaction",
-        tags: ["Apps"],
-        summary: "Run a transaction: JSON in, JSON out",
-        description:
-          "`input` is checked against the app's published `api.inputSchema` (every problem named). The reply must be a JSON object matching `api.outputSchema`, else 502 `output_invalid` with `raw` and JSON-pointer `details` (the run is still billed). A reply holding no JSON object is read as `{\"reply\": text}`. 1 credit. With `endUserId` (and optionally `portalId`) the call is made on behalf of that end user: the app is checked first, then the end user (`not_found` when unknown, inactive or without access), then the input, then credits (their pool and the organization's balance).",
-      },
+  transaction: appsRest
+    .route("POST", transact.requirement, {
+      path: "/apps/{appId}/transaction",
+      summary: "Run a transaction: JSON in, JSON out",
+      description:
+        "`input` is checked against the app's published `api.inputSchema` (every problem named). The reply must be a JSON object matching `api.outputSchema`, else 502 `output_invalid` with `raw` and JSON-pointer `details` (the run is still billed). A reply holding no JSON object is read as `{\"reply\": text}`. 1 credit. With `endUserId` (and optionally `portalId`) the call is made on behalf of that end user: the app is checked first, then the end user (`not_found` when unknown, inactive or without access), then the input, then credits (their pool and the organization's balance).",
       door: "apps",
       alsoSucceeds: {
         status: 202,
@@ -263,9 +239,9 @@ export const runtimeRouter = router({
         "invalid_workflow",
         "provider_error",
       ],
+      input: TransactionInput,
+      output: TransactOutput,
     })
-    .input(TransactionInput)
-    .output(TransactOutput)
     .mutation(async ({ ctx, input }) => {
       const result = await transact(ctx.db, ctx.actor, input);
       if (isAwaiting(result)) ctx.response.status = 202;
@@ -293,20 +269,14 @@ export const runtimeRouter = router({
     output: ExecutionOutput,
   }),
 
-  approvals: scopedProcedure(listPendingApprovals.requirement)
-    .meta({
-      openapi: {
-        method: "GET",
-        path: "/approvals",
-        tags: ["Executions"],
-        summary: "Runs waiting for an approval",
-        description:
-          "The organization's runs paused at a flow's `approval` node and not decided yet, oldest first (at most 100), with `total`.",
-      },
-    })
-    .input(z.strictObject({}).optional())
-    .output(ListApprovalsOutput)
-    .query(({ ctx }) => listPendingApprovals(ctx.db, ctx.actor)),
+  approvals: executionsRest.query(listPendingApprovals, {
+    path: "/approvals",
+    summary: "Runs waiting for an approval",
+    description:
+      "The organization's runs paused at a flow's `approval` node and not decided yet, oldest first (at most 100), with `total`.",
+    input: z.strictObject({}).optional(),
+    output: ListApprovalsOutput,
+  }),
 
   approval: executionsRest.query(getApproval, {
     path: "/executions/{executionId}/approval",
@@ -318,19 +288,15 @@ export const runtimeRouter = router({
     output: ApprovalDetail,
   }),
 
-  decideApproval: scopedProcedure(decideApproval.requirement)
-    .meta({
-      openapi: {
-        method: "POST",
-        path: "/executions/{executionId}/approval",
-        tags: ["Executions"],
-        summary: "Approve or reject a run waiting for an approval",
-        description:
-          "A person's decision (a personal key, or the console; role member or above) on a run paused at a flow's `approval` node. Approved: the run continues to its end in the background (`execution.completed` when it ends). Rejected: it ends `failed` with the reason. A second decision, or one after the node's timeout, is 409 `conflict`; another organization's run is `not_found`.",
-      },
+  decideApproval: executionsRest
+    .route("POST", decideApproval.requirement, {
+      path: "/executions/{executionId}/approval",
+      summary: "Approve or reject a run waiting for an approval",
+      description:
+        "A person's decision (a personal key, or the console; role member or above) on a run paused at a flow's `approval` node. Approved: the run continues to its end in the background (`execution.completed` when it ends). Rejected: it ends `failed` with the reason. A second decision, or one after the node's timeout, is 409 `conflict`; another organization's run is `not_found`.",
       errors: ["not_found", "conflict", "forbidden_role"],
+      input: DecideApprovalInput,
+      output: DecideApprovalOutput,
     })
-    .input(DecideApprovalInput)
-    .output(DecideApprovalOutput)
     .mutation(async ({ ctx, input }) => ({ execution: (await decideApproval(ctx.db, ctx.actor, input)).execution })),
 });

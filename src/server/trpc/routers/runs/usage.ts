@@ -12,26 +12,22 @@ import {
 } from "@/schemas/runs/usage";
 import { listRefusals } from "@/server/services/runs/run-refusals";
 import { endUsersNearLimit, getScopedUsage, getUsage } from "@/server/services/runs/usage";
-import { router, scopedProcedure } from "../../init";
+import { router } from "../../init";
 import { memberCalls, restProcedures } from "../../service-procedures";
 
 const rest = restProcedures("Usage");
 
 export const usageRouter = router({
-  get: scopedProcedure(getUsage.requirement)
-    .meta({
-      openapi: {
-        method: "GET",
-        path: "/usage",
-        tags: ["Usage"],
-        summary: "Credits, runs and failures over time",
-        description:
-          "Totals and a series per `interval` bucket (UTC; weeks start on Monday) between `from` and `to` (at most 366 days apart; default the last 30 days), read from an hourly rollup: `from` counts from the start of its hour. With `groupBy`, `groups` splits them by app, end user, portal, plan or model (the 50 with the most credits; `id` null for runs without one; a run counts in each model it called). Numbers come from what was charged and run, so `credits` adds up to the balance's movement. Runs refused before they ran are counted in `refusals` by error code, never in `turns`, `transactions` or `failures`. Tokens are every model call's, as reported. `format=csv` answers `text/csv`: a row per bucket, or per group and bucket.",
-      },
+  get: rest
+    .route("GET", getUsage.requirement, {
+      path: "/usage",
+      summary: "Credits, runs and failures over time",
+      description:
+        "Totals and a series per `interval` bucket (UTC; weeks start on Monday) between `from` and `to` (at most 366 days apart; default the last 30 days), read from an hourly rollup: `from` counts from the start of its hour. With `groupBy`, `groups` splits them by app, end user, portal, plan or model (the 50 with the most credits; `id` null for runs without one; a run counts in each model it called). Numbers come from what was charged and run, so `credits` adds up to the balance's movement. Runs refused before they ran are counted in `refusals` by error code, never in `turns`, `transactions` or `failures`. Tokens are every model call's, as reported. `format=csv` answers `text/csv`: a row per bucket, or per group and bucket.",
       csv: "With `format=csv`: the header `start,group_id,group_name,credits,conversations,turns,transactions,testRuns,searches,failures,inputTokens,outputTokens`, then a row per bucket, or per group and bucket",
+      input: UsageInput,
+      output: UsageReport,
     })
-    .input(UsageInput)
-    .output(UsageReport)
     .query(async ({ ctx, input }) => {
       const report = await getUsage(ctx.db, ctx.actor, input);
       if (input.format === "csv")
