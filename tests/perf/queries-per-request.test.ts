@@ -113,6 +113,23 @@ describe("statements per request, once the process has seen the key", () => {
     expect(statements).toEqual(["atrium_key_count"]);
   });
 
+  it("GET /models: the rate-limit count is planned once per connection, not on every call", async () => {
+    const db = createDb(process.env.DATABASE_URL!, 1);
+    dbs.push(db);
+    const handler: Handler = createRestHandler({ db: () => db });
+    const tenant = await newOrganization();
+    for (let call = 0; call < 12; call++) {
+      expect((await api("GET", "/models", { key: tenant.orgKey.secret, handler })).status).toBe(200);
+    }
+    await settled(db);
+    // PostgreSQL keeps the generic plan after its first five custom ones when it costs no more.
+    const { rows } = await db.pool.query<{ generic_plans: string; custom_plans: string }>(
+      "select generic_plans, custom_plans from pg_prepared_statements where name = 'atrium_key_count'",
+    );
+    expect(Number(rows[0]!.custom_plans)).toBeLessThanOrEqual(5);
+    expect(Number(rows[0]!.generic_plans)).toBeGreaterThanOrEqual(5);
+  });
+
   it("POST /end-users with two plans, a group and a grant, GET /end-users/{id}, GET /knowledgebases/{id}: two each; four with an Idempotency-Key", async () => {
     const server = serverProcess();
     const app = await publishedApp();
