@@ -69,13 +69,12 @@ function serverProcess() {
   };
 }
 
-/** A priced turn's statements: the flat turn's seven and the settlement that gives back the rest. */
+/** A priced turn's statements: the flat turn's six and the settlement that gives back the rest. */
 const PRICED_TURN = [
   "atrium_charge_run_credits",
   "atrium_give_back_credits",
   "atrium_key_count",
   "atrium_live_app",
-  "atrium_model_prices",
   "atrium_record_run_usage",
   "atrium_retrieve_small",
   "atrium_save_turn",
@@ -190,7 +189,7 @@ describe("statements per request, once the process has seen the key", () => {
     expect(knowledgebase[0]).toBe("atrium_key_count");
   });
 
-  it("a conversation turn: seven (was eight), its usage totals and rows by model in one", async () => {
+  it("a conversation turn: six (was eight), its usage totals and rows by model in one, the prices read with the app", async () => {
     const server = serverProcess();
     const app = await publishedApp({ app: { orchestrationMode: "broadcast" } });
     const converse = () =>
@@ -205,17 +204,16 @@ describe("statements per request, once the process has seen the key", () => {
       "atrium_charge_run_credits",
       "atrium_key_count",
       "atrium_live_app",
-      "atrium_model_prices",
       "atrium_record_run_usage",
       "atrium_retrieve_small",
       "atrium_save_turn",
     ]);
   });
-  it("a priced turn of two calls (route, answer): the flat turn's seven and the settlement (was ten: the answer's reservation, the route's cost on the lease)", async () => {
+  it("a priced turn of two calls (route, answer): the flat turn's six and the settlement (was ten: the answer's reservation, the route's cost on the lease)", async () => {
     const app = await publishedApp();
     expect(await pricedTurnStatements(app.key, app.appId)).toEqual(PRICED_TURN);
   });
-  it("a priced turn of one call (one agent, as in the metering bench): the flat turn's seven and the settlement", async () => {
+  it("a priced turn of one call (one agent, as in the metering bench): the flat turn's six and the settlement", async () => {
     const { key, billingAgentId } = await publishedApp();
     const app = await create(key, "apps", {
       name: "Billing only",
