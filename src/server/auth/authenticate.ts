@@ -108,7 +108,8 @@ const KEY_CHECK_SQL = `
  * whose epoch moved on since it was kept is looked up again (KEY_LOOKUP_SQL) before it is used.
  * The arrays are read by subscript, not unnest: PostgreSQL sizes an unnest from the values it is
  * given, so a plan for one key always looked cheaper than the statement's generic plan and the
- * statement was planned anew on every call (a third of its cost; BENCHMARKS.md, 2026-12-05 23:10).
+ * statement was planned anew on every call, two thirds of its CPU for one key (BENCHMARKS.md,
+ * 2026-12-05 23:10–00:00).
  */
 const KEY_COUNT_SQL = `
   with no_flush as (${NO_FLUSH}),
