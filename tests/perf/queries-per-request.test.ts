@@ -69,13 +69,12 @@ function serverProcess() {
   };
 }
 
-/** A priced turn's statements: the flat turn's seven and the settlement that gives back the rest. */
+/** A priced turn's statements: the flat turn's six and the settlement that gives back the rest. */
 const PRICED_TURN = [
   "atrium_charge_run_credits",
   "atrium_give_back_credits",
   "atrium_key_count",
   "atrium_live_app",
-  "atrium_model_prices",
   "atrium_record_run_usage",
   "atrium_retrieve_small",
   "atrium_save_turn",
@@ -111,6 +110,23 @@ describe("statements per request, once the process has seen the key", () => {
       expect((await api("GET", "/models", { key, handler: server.handler })).status).toBe(200);
     });
     expect(statements).toEqual(["atrium_key_count"]);
+  });
+
+  it("GET /models: the rate-limit count is planned once per connection, not on every call", async () => {
+    const db = createDb(process.env.DATABASE_URL!, 1);
+    dbs.push(db);
+    const handler: Handler = createRestHandler({ db: () => db });
+    const tenant = await newOrganization();
+    for (let call = 0; call < 12; call++) {
+      expect((await api("GET", "/models", { key: tenant.orgKey.secret, handler })).status).toBe(200);
+    }
+    await settled(db);
+    // PostgreSQL keeps the generic plan after its first five custom ones when it costs no more.
+    const { rows } = await db.pool.query<{ generic_plans: string; custom_plans: string }>(
+      "select generic_plans, custom_plans from pg_prepared_statements where name = 'atrium_key_count'",
+    );
+    expect(Number(rows[0]!.custom_plans)).toBeLessThanOrEqual(5);
+    expect(Number(rows[0]!.generic_plans)).toBeGreaterThanOrEqual(5);
   });
 
   it("POST /end-users with two plans, a group and a grant, GET /end-users/{id}, GET /knowledgebases/{id}: two each; four with an Idempotency-Key", async () => {
@@ -173,7 +189,7 @@ describe("statements per request, once the process has seen the key", () => {
     expect(knowledgebase[0]).toBe("atrium_key_count");
   });
 
-  it("a conversation turn: seven (was eight), its usage totals and rows by model in one", async () => {
+  it("a conversation turn: six (was eight), its usage totals and rows by model in one, the prices read with the app", async () => {
     const server = serverProcess();
     const app = await publishedApp({ app: { orchestrationMode: "broadcast" } });
     const converse = () =>
@@ -188,17 +204,16 @@ describe("statements per request, once the process has seen the key", () => {
       "atrium_charge_run_credits",
       "atrium_key_count",
       "atrium_live_app",
-      "atrium_model_prices",
       "atrium_record_run_usage",
       "atrium_retrieve_small",
       "atrium_save_turn",
     ]);
   });
-  it("a priced turn of two calls (route, answer): the flat turn's seven and the settlement (was ten: the answer's reservation, the route's cost on the lease)", async () => {
+  it("a priced turn of two calls (route, answer): the flat turn's six and the settlement (was ten: the answer's reservation, the route's cost on the lease)", async () => {
     const app = await publishedApp();
     expect(await pricedTurnStatements(app.key, app.appId)).toEqual(PRICED_TURN);
   });
-  it("a priced turn of one call (one agent, as in the metering bench): the flat turn's seven and the settlement", async () => {
+  it("a priced turn of one call (one agent, as in the metering bench): the flat turn's six and the settlement", async () => {
     const { key, billingAgentId } = await publishedApp();
     const app = await create(key, "apps", {
       name: "Billing only",

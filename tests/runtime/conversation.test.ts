@@ -131,9 +131,8 @@ describe("POST /apps/{appId}/conversation", () => {
         "atrium_charge_run_credits",
         "atrium_conversation_history",
         "atrium_key_count",
+        // With the organization's model prices (issue 45), read beside the app (issue 53).
         "atrium_live_app",
-        // The organization's model prices (issue 45).
-        "atrium_model_prices",
         "atrium_record_run_usage",
         "atrium_retrieve_small",
         "atrium_save_turn",

@@ -106,10 +106,17 @@ const KEY_CHECK_SQL = `
  * The count alone, for keys this process keeps ($4 their organizations): the statement every
  * request of a known key sends. Beside each count it reads the organization's lookup epoch; a key
  * whose epoch moved on since it was kept is looked up again (KEY_LOOKUP_SQL) before it is used.
+ * The arrays are read by subscript, not unnest: PostgreSQL sizes an unnest from the values it is
+ * given, so a plan for one key always looked cheaper than the statement's generic plan and the
+ * statement was planned anew on every call, two thirds of its CPU for one key (BENCHMARKS.md,
+ * 2026-12-05 23:10–00:00).
  */
 const KEY_COUNT_SQL = `
   with no_flush as (${NO_FLUSH}),
-  asked as (select * from unnest($1::text[], $2::int[], $4::uuid[]) as a(secret_hash, hits, organization_id)),
+  asked as (
+    select ($1::text[])[i] as secret_hash, ($2::int[])[i] as hits, ($4::uuid[])[i] as organization_id
+    from generate_subscripts($1::text[], 1) as i
+  ),
   cur as (
     insert into rate_limit_counters (bucket, window_start, count)
     select 'key:' || a.secret_hash, $3, a.hits from asked a, no_flush

@@ -35,7 +35,7 @@ import { chargedPool, chargeRunCredit, refundRunCredit, type RunCharge } from "@
 import { recordLeasedCost, reserveRunCredits, settleRunCharge } from "@/server/services/provisioning/credit-settlement";
 import { RUN_LIMITS } from "./limits";
 import { estimateTokens, type CallReserver, type ModelCall } from "./metering";
-import { callCeilingMicro, wholeCredits } from "./pricing";
+import { callCeilingMicro, wholeCredits, type PriceList } from "./pricing";
 import { executionUsage, runPricing, settledCharge, type RunPricing } from "./run-pricing";
 import { recordExecution, type ExecutionRecord, type RunActor } from "@/server/services/runs/executions";
 import { assertModelsInPlans, limitedModels } from "@/server/services/provisioning/tier-plans";
@@ -114,8 +114,8 @@ export class BilledRun implements CallReserver {
    * Charges the run (a refusal throws, and nothing runs) with its lease (runtime/run-leases.ts):
    * `lease` is what its execution says if the run is lost. `models`: those it may call, which
    * price it when the organization prices them; `knownCalls`: the calls it surely makes first
-   * (metering.ts, knownCallsOfApp), reserved with its charge. The run's context tells whether it
-   * was canceled or produced anything.
+   * (metering.ts, knownCallsOfApp), reserved with its charge; `prices`: the organization's, when
+   * the caller read them (else read here). The run's context tells whether it was canceled or produced anything.
    */
   static async start(
     db: Db,
@@ -125,6 +125,7 @@ export class BilledRun implements CallReserver {
     lease: LeasedExecution,
     models: string[] = [],
     knownCalls: string[][] = [],
+    prices?: PriceList,
   ): Promise<BilledRun> {
     if (payer.endUserId) await assertModelsInPlans(db, payer.organizationId, payer.endUserId, models);
     const pricing = await runPricing(
@@ -134,6 +135,7 @@ export class BilledRun implements CallReserver {
       models,
       estimateTokens(lease.input),
       knownCalls,
+      prices,
     );
     const charge = await chargeRun(db, payer, pricing.upfront, lease, models);
     holdLease(db, lease.id);

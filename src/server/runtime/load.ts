@@ -7,7 +7,9 @@ import type { Actor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { AppPins } from "@/server/services/support/builder-kind-shared";
+import { priceListJson, priceListOf } from "@/server/services/org/model-prices";
 import { providerRowsJson, type ProviderRow } from "./models";
+import type { ModelPrice, PriceList } from "./pricing";
 import type { AppRun, Member } from "./run";
 import type { Runnable } from "./run-context";
 
@@ -51,6 +53,8 @@ function notFound(kind: BuilderKind): AppError {
 
 export interface LiveApp extends AppRun {
   versionId: string;
+  /** The organization's model prices, read with the app: the run's charge needs no statement of its own. */
+  prices: PriceList;
 }
 
 /** A cached version's document, parsed once. */
@@ -80,12 +84,13 @@ async function liveFlows(db: Db, organizationId: string, ids: string[]): Promise
 }
 
 /**
- * The app's live version, which of the items it pins (adviser, members) still exist and the
- * organization's model providers (for the run's searches), in one statement on the pool: a
- * conversation turn's first read. Documents come from the cache above.
+ * The app's live version, which of the items it pins (adviser, members) still exist, the
+ * organization's model providers (for the run's searches) and its model prices (for the run's
+ * charge), in one statement on the pool: a conversation turn's first read. Documents come from the cache above.
  */
 const LIVE_APP_SQL = `
   select v.id as version_id, i.production_version_id as live_version_id, ${providerRowsJson("$1")} as providers,
+    ${priceListJson("$1")} as prices,
     array(
       select p.id::text from builder_items p
       where p.organization_id = $1 and p.id in (
@@ -120,6 +125,7 @@ export async function loadLiveApp(
     live_version_id: string | null;
     present: string[];
     providers: ProviderRow[];
+    prices: Record<string, ModelPrice>;
   }>({
     name: "atrium_live_app",
     text: LIVE_APP_SQL,
@@ -172,6 +178,7 @@ export async function loadLiveApp(
     adviser: pins.adviser ? await agentOf(pins.adviser) : null,
     members,
     providers: rows[0]!.providers,
+    prices: priceListOf(rows[0]!.prices),
   };
 }
 

@@ -16,7 +16,8 @@ export interface RunPricing {
 }
 
 /**
- * Reads the organization's prices of the models a run may call (none priced: the flat price).
+ * Reads the organization's prices of the models a run may call (none priced: the flat price),
+ * unless the caller read them already (`read`: an app's run reads them with the app, runtime/load.ts).
  * `inputTokens`: the estimated input of a run that reserves its calls' ceilings (billed-run.ts),
  * and `knownCalls` the calls it surely makes first (firstReservation).
  */
@@ -27,8 +28,9 @@ export async function runPricing(
   models: string[],
   inputTokens?: number,
   knownCalls: string[][] = [],
+  read?: PriceList,
 ): Promise<RunPricing> {
-  const prices = await organizationPrices(db, organizationId);
+  const prices = read ?? (await organizationPrices(db, organizationId));
   const upfront =
     inputTokens === undefined
       ? upfrontCharge(models, prices, flat)

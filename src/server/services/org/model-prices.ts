@@ -7,7 +7,7 @@ import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { isAvailableModel } from "@/server/runtime/models";
-import type { PriceList } from "@/server/runtime/pricing";
+import type { ModelPrice as ModelPriceOfRun, PriceList } from "@/server/runtime/pricing";
 import { changesBetween, recordEvent } from "./events";
 import { pick } from "@/lib/pick";
 
@@ -32,16 +32,29 @@ function priceTarget(modelId: string) {
   return { type: "model_price", id: modelId, label: modelId };
 }
 
+/**
+ * The organization's prices (`organization`: its id's placeholder) as one JSON object by model id,
+ * for a statement that reads them beside something else: a run reads them with its app (runtime/load.ts).
+ */
+export function priceListJson(organization: string): string {
+  return `(select coalesce(json_object_agg(model_id, json_build_object('inputCreditsPerMillion', input_credits_per_million,
+    'outputCreditsPerMillion', output_credits_per_million, 'minimumCredits', minimum_credits)), '{}'::json)
+    from model_prices where organization_id = ${organization})`;
+}
+
+/** The price list of priceListJson's object. */
+export function priceListOf(json: Record<string, ModelPriceOfRun>): PriceList {
+  return new Map(Object.entries(json));
+}
+
 /** The organization's prices by model, for a run's charge: one prepared statement per run, on the pool. */
 export async function organizationPrices(db: Db, organizationId: string): Promise<PriceList> {
-  const { rows } = await db.pool.query<Omit<PriceRow, "updatedAt">>({
+  const { rows } = await db.pool.query<{ prices: Record<string, ModelPriceOfRun> }>({
     name: "atrium_model_prices",
-    text: `select model_id as "modelId", input_credits_per_million as "inputCreditsPerMillion",
-      output_credits_per_million as "outputCreditsPerMillion", minimum_credits as "minimumCredits"
-      from model_prices where organization_id = $1::uuid`,
+    text: `select ${priceListJson("$1::uuid")} as prices`,
     values: [organizationId],
   });
-  return new Map(rows.map(({ modelId, ...price }) => [modelId, price]));
+  return priceListOf(rows[0]!.prices);
 }
 
 export const listModelPrices = guarded(

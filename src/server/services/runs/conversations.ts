@@ -90,6 +90,7 @@ export async function chargeAppRun(
     },
     modelsOfApp(app),
     knownCallsOfApp(app),
+    app.prices,
   );
   return { billed, executionId };
 }
