@@ -307,6 +307,49 @@ export async function assertReachableUrl(target: string, policy: FetchPolicy): P
 /** Statuses whose response has no body (the Response constructor refuses one). */
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 
+/** Keyed by the body stream of a pinnedFetch Response: the node:http response it would read. */
+const nodeBodies = new WeakMap<ReadableStream<Uint8Array>, http.IncomingMessage>();
+
+/**
+ * A web body that starts reading `incoming` only when first read, so that a reader taking the
+ * node stream itself (takeNodeBody) reads it without a web-stream layer per chunk (issue 53).
+ */
+function lazyBody(incoming: http.IncomingMessage): ReadableStream<Uint8Array> {
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        nodeBodies.delete(body);
+        reader ??= (Readable.toWeb(incoming) as unknown as ReadableStream<Uint8Array>).getReader();
+        const { done, value } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      },
+      async cancel(reason) {
+        nodeBodies.delete(body);
+        if (reader) await reader.cancel(reason);
+        else incoming.destroy();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  nodeBodies.set(body, incoming);
+  return body;
+}
+
+/**
+ * The node:http response behind a pinnedFetch Response's body, taken (its web body is then never
+ * read), or undefined for any other Response or a body already read. The taker reads it to its
+ * end or destroys it; the request's signal still aborts it.
+ */
+export function takeNodeBody(response: Response): http.IncomingMessage | undefined {
+  const body = response.body;
+  if (!body || body.locked || response.bodyUsed) return undefined;
+  const incoming = nodeBodies.get(body);
+  nodeBodies.delete(body);
+  return incoming;
+}
+
 /**
  * fetch for clients that make their own requests (model providers, MCP servers): the URL is
  * checked as assertReachableUrl checks it and the connection is pinned to the address checked, so a
@@ -351,8 +394,13 @@ export async function pinnedFetch(
           headers.append(incoming.rawHeaders[i]!, incoming.rawHeaders[i + 1]!);
         const empty = NULL_BODY_STATUSES.has(status) || request.method === "HEAD";
         if (empty) incoming.resume();
-        const stream = empty ? null : (Readable.toWeb(incoming) as unknown as ReadableStream<Uint8Array>);
-        resolve(new Response(stream, { status, statusText: incoming.statusMessage ?? "", headers }));
+        resolve(
+          new Response(empty ? null : lazyBody(incoming), {
+            status,
+            statusText: incoming.statusMessage ?? "",
+            headers,
+          }),
+        );
       },
     );
     outgoing.on("error", (error: Error & { code?: unknown }) => {
