@@ -210,6 +210,81 @@ function toolSet(tools: ModelTool[]): ToolSet {
   );
 }
 
+/** An answer that may call tools or read images: `streamText`'s loop of provider calls. */
+async function* toolAnswer(
+  model: LanguageModelV3,
+  modelId: string,
+  fullSystem: string,
+  {
+    history,
+    message,
+    images = [],
+    tools = [],
+    maxSteps = RUN_LIMITS.toolSteps,
+    signal,
+    onUsage,
+    maxOutputTokens,
+    beforeStep,
+  }: AnswerInput,
+): AsyncGenerator<string> {
+  const abortSignal = callSignal(signal);
+  const result = streamText({
+    model,
+    experimental_telemetry: telemetry("answer"),
+    system: fullSystem,
+    messages: [
+      ...history,
+      images.length === 0
+        ? { role: "user", content: message }
+        : {
+            role: "user",
+            content: [
+              { type: "text", text: message },
+              ...images.map((image) => ({ type: "image" as const, image: image.data, mediaType: image.mediaType })),
+            ],
+          },
+    ],
+    ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+    ...(tools.length > 0
+      ? {
+          tools: toolSet(tools),
+          stopWhen: stepCountIs(maxSteps),
+          prepareStep: async ({ stepNumber, messages }) => {
+            // Each round is a call of its own: its ceiling is reserved before it is made.
+            if (stepNumber > 0) await beforeStep?.(estimateTokens(fullSystem, JSON.stringify(messages)));
+            // The last call may not ask for tools: it has to answer with what it found.
+            return stepNumber >= maxSteps - 1 ? { toolChoice: "none" as const } : undefined;
+          },
+        }
+      : {}),
+    abortSignal,
+    // The runner retries, and falls back, itself (runtime/fallbacks.ts): every attempt is metered.
+    maxRetries: 0,
+    // Failures arrive as `error` parts below; the SDK's default would log them (request and all).
+    onError: () => undefined,
+  });
+  let lastFinish: string | undefined;
+  // Each round of a tool-calling answer is a provider call with its own usage: they add up.
+  let usage: ReportedUsage | undefined;
+  try {
+    for await (const part of result.fullStream) {
+      if (part.type === "text-delta") yield part.text;
+      else if (part.type === "finish-step") {
+        lastFinish = part.finishReason;
+        usage = addUsage(usage, reported(part.usage));
+      }
+      // A run bound or cancel inside a tool ends the run; other tool failures went back to the model.
+      else if (part.type === "tool-error" && isAppError(part.error)) throw part.error;
+      else if (part.type === "error") throw part.error instanceof Error ? part.error : new Error(String(part.error));
+    }
+  } finally {
+    if (usage) onUsage?.(usage);
+  }
+  // An aborted stream just ends: a cut-off answer is a failure, never a reply.
+  if (abortSignal.aborted) throw new Error("The provider call was aborted or timed out.");
+  if (lastFinish === "tool-calls") throw runLimitExceeded("tool steps", `model "${modelId}"`);
+}
+
 /** `info.id` is the id agents name; `upstreamId` the one the provider knows. */
 export function providerModel(info: ModelInfo, connection: ProviderConnection, upstreamId: string): ChatModel {
   const model = languageModel(connection, upstreamId);
@@ -217,21 +292,9 @@ export function providerModel(info: ModelInfo, connection: ProviderConnection, u
   return {
     ...info,
     callsTools: true,
-    async *answer({
-      system,
-      history,
-      message,
-      knowledge,
-      cite,
-      images = [],
-      tools = [],
-      maxSteps = RUN_LIMITS.toolSteps,
-      signal,
-      onUsage,
-      maxOutputTokens,
-      beforeStep,
-    }) {
-      const fullSystem = system + knowledgeBlock(knowledge, cite);
+    answer(input) {
+      const { history, message, images = [], tools = [], signal, onUsage, maxOutputTokens } = input;
+      const fullSystem = input.system + knowledgeBlock(input.knowledge, input.cite);
       if (tools.length === 0 && images.length === 0) {
         const turns = [...history, { role: "user" as const, content: message }];
         const open =
@@ -262,66 +325,10 @@ export function providerModel(info: ModelInfo, connection: ProviderConnection, u
                   maxOutputTokens,
                   abortSignal,
                 );
-        yield* plainAnswer(model, open, { maxOutputTokens, signal, onUsage });
-        return;
+        // Handed on as it is, not through a generator of this method's own: one async step less per token (issue 53).
+        return plainAnswer(model, open, { maxOutputTokens, signal, onUsage });
       }
-      const abortSignal = callSignal(signal);
-      const result = streamText({
-        model,
-        experimental_telemetry: telemetry("answer"),
-        system: fullSystem,
-        messages: [
-          ...history,
-          images.length === 0
-            ? { role: "user", content: message }
-            : {
-                role: "user",
-                content: [
-                  { type: "text", text: message },
-                  ...images.map((image) => ({ type: "image" as const, image: image.data, mediaType: image.mediaType })),
-                ],
-              },
-        ],
-        ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
-        ...(tools.length > 0
-          ? {
-              tools: toolSet(tools),
-              stopWhen: stepCountIs(maxSteps),
-              prepareStep: async ({ stepNumber, messages }) => {
-                // Each round is a call of its own: its ceiling is reserved before it is made.
-                if (stepNumber > 0) await beforeStep?.(estimateTokens(fullSystem, JSON.stringify(messages)));
-                // The last call may not ask for tools: it has to answer with what it found.
-                return stepNumber >= maxSteps - 1 ? { toolChoice: "none" as const } : undefined;
-              },
-            }
-          : {}),
-        abortSignal,
-        // The runner retries, and falls back, itself (runtime/fallbacks.ts): every attempt is metered.
-        maxRetries: 0,
-        // Failures arrive as `error` parts below; the SDK's default would log them (request and all).
-        onError: () => undefined,
-      });
-      let lastFinish: string | undefined;
-      // Each round of a tool-calling answer is a provider call with its own usage: they add up.
-      let usage: ReportedUsage | undefined;
-      try {
-        for await (const part of result.fullStream) {
-          if (part.type === "text-delta") yield part.text;
-          else if (part.type === "finish-step") {
-            lastFinish = part.finishReason;
-            usage = addUsage(usage, reported(part.usage));
-          }
-          // A run bound or cancel inside a tool ends the run; other tool failures went back to the model.
-          else if (part.type === "tool-error" && isAppError(part.error)) throw part.error;
-          else if (part.type === "error")
-            throw part.error instanceof Error ? part.error : new Error(String(part.error));
-        }
-      } finally {
-        if (usage) onUsage?.(usage);
-      }
-      // An aborted stream just ends: a cut-off answer is a failure, never a reply.
-      if (abortSignal.aborted) throw new Error("The provider call was aborted or timed out.");
-      if (lastFinish === "tool-calls") throw runLimitExceeded("tool steps", `model "${info.id}"`);
+      return toolAnswer(model, info.id, fullSystem, input);
     },
 
     async route({ message, instructions, candidates, signal, onUsage }) {
