@@ -28,11 +28,14 @@ const FINISH = `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish
 type Script = { writes: Buffer[]; then: "end" | "destroy" | "hold" };
 let script: Script = { writes: [], then: "end" };
 let closed: Promise<void> = Promise.resolve();
+/** The client port of each request the provider answered: the same port twice is one connection kept alive. */
+const ports: (number | undefined)[] = [];
 let server: http.Server;
 let baseURL: string;
 
 beforeAll(async () => {
   server = http.createServer((request, response) => {
+    ports.push(request.socket.remotePort);
     request.resume();
     request.on("end", async () => {
       closed = once(response, "close").then(() => undefined);
@@ -134,6 +137,16 @@ describe("a provider's stream read from pinnedFetch's node:http response", () =>
       },
     );
     expect(await response.text()).toBe(token("Refunds ") + FINISH);
+  });
+
+  it("frees the connection of a body nobody reads for the next request", async () => {
+    script = { writes: [utf8(token("Refunds "))], then: "end" };
+    const request = () =>
+      pinnedFetch(`${baseURL}/chat/completions`, { method: "POST", body: "{}" }, { purpose: "deployment" });
+    expect((await request()).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await (await request()).text()).toBe(token("Refunds "));
+    expect(ports.at(-1)).toBe(ports.at(-2));
   });
 });
 

@@ -311,16 +311,23 @@ const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 const nodeBodies = new WeakMap<ReadableStream<Uint8Array>, http.IncomingMessage>();
 
 /**
- * A web body that starts reading `incoming` only when first read, so that a reader taking the
- * node stream itself (takeNodeBody) reads it without a web-stream layer per chunk (issue 53).
+ * A web body over `incoming` that a reader may take as the node stream itself (takeNodeBody) in
+ * the turn of the event loop the Response is handed over, to read it without a web-stream layer
+ * per chunk (issue 53). Not taken by then, it reads `incoming` as Readable.toWeb does, read or not,
+ * so a caller that leaves a small body unread still frees the connection.
  */
 function lazyBody(incoming: http.IncomingMessage): ReadableStream<Uint8Array> {
+  let web: ReadableStream<Uint8Array> | undefined;
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  const start = () => {
+    nodeBodies.delete(body);
+    web ??= Readable.toWeb(incoming) as unknown as ReadableStream<Uint8Array>;
+    return web;
+  };
   const body = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        nodeBodies.delete(body);
-        reader ??= (Readable.toWeb(incoming) as unknown as ReadableStream<Uint8Array>).getReader();
+        reader ??= start().getReader();
         const { done, value } = await reader.read();
         if (done) controller.close();
         else controller.enqueue(value);
@@ -328,19 +335,24 @@ function lazyBody(incoming: http.IncomingMessage): ReadableStream<Uint8Array> {
       async cancel(reason) {
         nodeBodies.delete(body);
         if (reader) await reader.cancel(reason);
+        else if (web) await web.cancel(reason);
         else incoming.destroy();
       },
     },
     { highWaterMark: 0 },
   );
   nodeBodies.set(body, incoming);
+  setImmediate(() => {
+    if (nodeBodies.has(body)) start();
+  });
   return body;
 }
 
 /**
  * The node:http response behind a pinnedFetch Response's body, taken (its web body is then never
- * read), or undefined for any other Response or a body already read. The taker reads it to its
- * end or destroys it; the request's signal still aborts it.
+ * read), or undefined for any other Response, a body already read, or one not taken in the turn
+ * of the event loop the Response came. The taker reads it to its end or destroys it; the
+ * request's signal still aborts it.
  */
 export function takeNodeBody(response: Response): http.IncomingMessage | undefined {
   const body = response.body;
