@@ -47,6 +47,7 @@ export const ISOLATED_TEST_FILES = [
   "tests/runtime/lost-runs.test.ts",
   "tests/runtime/mcp-integrations.test.ts",
   "tests/runtime/models.test.ts",
+  "tests/runtime/openai-stream-node-reads.test.ts",
   "tests/runtime/org-providers.test.ts",
   "tests/runtime/plain-answers.test.ts",
   "tests/runtime/plan-models.test.ts",

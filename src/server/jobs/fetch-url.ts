@@ -307,6 +307,61 @@ export async function assertReachableUrl(target: string, policy: FetchPolicy): P
 /** Statuses whose response has no body (the Response constructor refuses one). */
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 
+/** Keyed by the body stream of a pinnedFetch Response: the node:http response it would read. */
+const nodeBodies = new WeakMap<ReadableStream<Uint8Array>, http.IncomingMessage>();
+
+/**
+ * A web body over `incoming` that a reader may take as the node stream itself (takeNodeBody) in
+ * the turn of the event loop the Response is handed over, to read it without a web-stream layer
+ * per chunk (issue 53). Not taken by then, it reads `incoming` as Readable.toWeb does, read or not,
+ * so a caller that leaves a small body unread still frees the connection.
+ */
+function lazyBody(incoming: http.IncomingMessage): ReadableStream<Uint8Array> {
+  let web: ReadableStream<Uint8Array> | undefined;
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  const start = () => {
+    nodeBodies.delete(body);
+    web ??= Readable.toWeb(incoming) as unknown as ReadableStream<Uint8Array>;
+    return web;
+  };
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        reader ??= start().getReader();
+        const { done, value } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      },
+      async cancel(reason) {
+        nodeBodies.delete(body);
+        if (reader) await reader.cancel(reason);
+        else if (web) await web.cancel(reason);
+        else incoming.destroy();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  nodeBodies.set(body, incoming);
+  setImmediate(() => {
+    if (nodeBodies.has(body)) start();
+  });
+  return body;
+}
+
+/**
+ * The node:http response behind a pinnedFetch Response's body, taken (its web body is then never
+ * read), or undefined for any other Response, a body already read, or one not taken in the turn
+ * of the event loop the Response came. The taker reads it to its end or destroys it; the
+ * request's signal still aborts it.
+ */
+export function takeNodeBody(response: Response): http.IncomingMessage | undefined {
+  const body = response.body;
+  if (!body || body.locked || response.bodyUsed) return undefined;
+  const incoming = nodeBodies.get(body);
+  nodeBodies.delete(body);
+  return incoming;
+}
+
 /**
  * fetch for clients that make their own requests (model providers, MCP servers): the URL is
  * checked as assertReachableUrl checks it and the connection is pinned to the address checked, so a
@@ -351,8 +406,13 @@ export async function pinnedFetch(
           headers.append(incoming.rawHeaders[i]!, incoming.rawHeaders[i + 1]!);
         const empty = NULL_BODY_STATUSES.has(status) || request.method === "HEAD";
         if (empty) incoming.resume();
-        const stream = empty ? null : (Readable.toWeb(incoming) as unknown as ReadableStream<Uint8Array>);
-        resolve(new Response(stream, { status, statusText: incoming.statusMessage ?? "", headers }));
+        resolve(
+          new Response(empty ? null : lazyBody(incoming), {
+            status,
+            statusText: incoming.statusMessage ?? "",
+            headers,
+          }),
+        );
       },
     );
     outgoing.on("error", (error: Error & { code?: unknown }) => {

@@ -5,6 +5,7 @@
 // with the status and headers, as from the provider, so retries and fallbacks read it the same.
 import { APICallError } from "@ai-sdk/provider";
 import { createParser } from "eventsource-parser";
+import { takeNodeBody } from "@/server/jobs/fetch-url";
 import type { ReportedUsage } from "./model-types";
 
 /** What a plain answer's stream gives: a piece of text, or the call's end with its usage. */
@@ -92,50 +93,68 @@ export async function openAICompatibleParts(request: ChatCompletionRequest): Pro
       isRetryable: retryable(response.status),
     });
   }
-  return readParts(response.body);
+  return readParts(replyText(response, response.body));
 }
 
-async function* readParts(body: ReadableStream<Uint8Array>): AsyncGenerator<PlainPart> {
-  const events: string[] = [];
-  const parser = createParser({ onEvent: (event) => events.push(event.data) });
+/**
+ * The reply's text as it arrives: the node:http response itself when pinnedFetch made it (no
+ * web-stream layer and no decoder call per read, issue 53), else the web body, decoded.
+ */
+function replyText(response: Response, body: ReadableStream<Uint8Array>): AsyncIterable<string> {
+  const incoming = takeNodeBody(response);
+  if (!incoming) return webText(body);
+  incoming.setEncoding("utf8");
+  return incoming;
+}
+
+async function* webText(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
   const decoder = new TextDecoder();
   const reader = body.getReader();
-  let usage: ReportedUsage = {};
-  let finishReason = "other";
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) break;
-      parser.feed(decoder.decode(value, { stream: true }));
-      // The text of every event one read brought goes on as one piece: a reader that fell behind
-      // catches up in one step, not one per token (issue 53).
-      let text = "";
-      let failure: Error | undefined;
-      for (const data of events) {
-        if (data === "[DONE]") continue;
-        const chunk = JSON.parse(data) as CompletionChunk;
-        if (chunk.error) {
-          failure = new Error(chunk.error.message ?? "The provider reported an error mid-stream.");
-          break;
-        }
-        if (chunk.usage) {
-          usage = {
-            inputTokens: chunk.usage.prompt_tokens ?? undefined,
-            outputTokens: chunk.usage.completion_tokens ?? undefined,
-          };
-        }
-        const choice = chunk.choices?.[0];
-        if (choice?.finish_reason) finishReason = choice.finish_reason;
-        const content = choice?.delta?.content;
-        if (typeof content === "string") text += content;
-      }
-      events.length = 0;
-      if (text.length > 0) yield { type: "text", text };
-      if (failure) throw failure;
+      if (done) return;
+      yield decoder.decode(value, { stream: true });
     }
   } finally {
-    // A consumer that stops early, or a failure, hangs up on the provider.
     void reader.cancel().catch(() => undefined);
+  }
+}
+
+async function* readParts(reads: AsyncIterable<string>): AsyncGenerator<PlainPart> {
+  const events: string[] = [];
+  const parser = createParser({ onEvent: (event) => events.push(event.data) });
+  let usage: ReportedUsage = {};
+  let finishReason = "other";
+  // Leaving the loop early (a consumer that stops, a failure) hangs up on the provider: the
+  // node response is destroyed by its iterator's return, the web body canceled by webText.
+  for await (const read of reads) {
+    parser.feed(read);
+    // The text of every event one read brought goes on as one piece: a reader that fell behind
+    // catches up in one step, not one per token (issue 53).
+    let text = "";
+    let failure: Error | undefined;
+    for (const data of events) {
+      if (data === "[DONE]") continue;
+      const chunk = JSON.parse(data) as CompletionChunk;
+      if (chunk.error) {
+        failure = new Error(chunk.error.message ?? "The provider reported an error mid-stream.");
+        break;
+      }
+      if (chunk.usage) {
+        usage = {
+          inputTokens: chunk.usage.prompt_tokens ?? undefined,
+          outputTokens: chunk.usage.completion_tokens ?? undefined,
+        };
+      }
+      const choice = chunk.choices?.[0];
+      if (choice?.finish_reason) finishReason = choice.finish_reason;
+      const content = choice?.delta?.content;
+      if (typeof content === "string") text += content;
+    }
+    events.length = 0;
+    if (text.length > 0) yield { type: "text", text };
+    if (failure) throw failure;
   }
   yield { type: "finish", usage, finishReason };
 }
