@@ -8,12 +8,17 @@ import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
 let fake: FakeOpenAI;
 
 beforeAll(async () => {
-  fake = await startFakeOpenAI((messages) => {
-    const last = messages[messages.length - 1]!.content;
-    if (last.includes("Members:")) return 'Sure: ["b"]';
-    if (last.includes("Expected behaviour")) return '{"passed": false, "reason": "It did not apologise."}';
-    return "Hello from the provider model";
-  });
+  fake = await startFakeOpenAI(
+    (messages) => {
+      const last = messages[messages.length - 1]!.content;
+      if (last.includes("Members:")) return 'Sure: ["b"]';
+      if (last.includes("Expected behaviour")) return '{"passed": false, "reason": "It did not apologise."}';
+      return "Hello from the provider model";
+    },
+    // Its tokens trickle in as a provider's do: the tokens one read brings go on as one piece
+    // (src/server/runtime/openai-stream.ts), so tokens written at once could arrive as one.
+    { tokenDelayMs: 10 },
+  );
   process.env.MODEL_PROVIDER_BASE_URL = fake.baseURL;
   process.env.MODEL_PROVIDER_API_KEY = "test-key";
   process.env.MODEL_PROVIDER_MODELS = "gpt-test, other-model";
