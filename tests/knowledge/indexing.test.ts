@@ -357,6 +357,47 @@ describe("indexing jobs", () => {
     expect((await sourceOf(tenant.orgKey.secret, kbId, id)).status).toBe("ready");
   });
 
+  it("indexes at once a source added while the worker's round is under way, not a poll later", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    // The round is held where it looks for crawled pages, past where it looked for documents.
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let locked = () => {};
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const holding = getDb().$transaction(
+      async (tx) => {
+        await tx.$executeRaw`lock table crawl_pages in access exclusive mode`;
+        locked();
+        await released;
+      },
+      { timeout: 30_000 },
+    );
+    await isLocked;
+    const worker = startIndexWorker(getDb(), { pollMs: 60_000 });
+    try {
+      await expect
+        .poll(
+          async () =>
+            (
+              await getDb().$queryRaw<{ n: number }[]>`
+                select count(*)::int as n from pg_stat_activity
+                where wait_event_type = 'Lock' and query like '%crawl_pages%' and query not like '%pg_stat_activity%'`
+            )[0]!.n,
+        )
+        .toBeGreaterThan(0);
+      const id = await addText(tenant.orgKey.secret, kbId, "added mid-round");
+      release();
+      await holding;
+      await expect
+        .poll(async () => (await sourceOf(tenant.orgKey.secret, kbId, id)).status, { timeout: 5000 })
+        .toBe("ready");
+    } finally {
+      release();
+      await holding.catch(() => undefined);
+      await worker.stop();
+    }
+  });
+
   it("runs in a worker loop that a new source wakes", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const worker = startIndexWorker(getDb(), { pollMs: 5000 });

@@ -455,22 +455,32 @@ export function startIndexWorker(
   const embeddingPollMs = options.embeddingPollMs ?? 10_000;
   let nextEmbeddingRound = 0;
   const maxBackoffMs = options.maxBackoffMs ?? 30_000;
+  /** A wake that came while a round ran: that round may have looked before the work was queued. */
+  let wokenMidRound = false;
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
+      if (wokenMidRound) return resolve();
+      const timer = setTimeout(() => {
+        sleeping = undefined;
+        resolve();
+      }, ms);
       sleeping = { timer, resolve };
     });
   wakeUp = () => {
-    if (sleeping) {
-      clearTimeout(sleeping.timer);
-      sleeping.resolve();
+    if (!sleeping) {
+      wokenMidRound = true;
+      return;
     }
+    clearTimeout(sleeping.timer);
+    sleeping.resolve();
+    sleeping = undefined;
   };
   const held = new Set<ClaimedJob>();
   const loop = (async () => {
     // While the database is away, rounds fail in a row: back off and say so once, not every round.
     let failures = 0;
     while (!stopped) {
+      wokenMidRound = false;
       let claimed = 0;
       try {
         claimed = await runIndexingOnce(db, options, held);
