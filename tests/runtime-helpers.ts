@@ -132,3 +132,17 @@ export function deltaText(events: EventSourceMessage[]): string {
     .map((event) => (JSON.parse(event.data) as { text: string }).text)
     .join("");
 }
+
+/** A published app of one agent with no tools: no flows, no knowledge, no integrations. */
+export async function plainApp(tenant: Tenant, model = "plain-model"): Promise<string> {
+  const key = tenant.orgKey.secret;
+  const agent = await create(key, "agents", { name: "Plain agent", model });
+  await publish(key, "agents", agent.id);
+  const app = await create(key, "apps", {
+    name: "Plain app",
+    members: [{ id: agent.id, kind: "agent" }],
+    orchestrationMode: "sequential",
+  });
+  await publish(key, "apps", app.id);
+  return app.id as string;
+}

@@ -16,9 +16,8 @@ import type { AddressInfo } from "node:net";
 import { pinnedFetch } from "@/server/jobs/fetch-url";
 import { RUN_LIMITS } from "@/server/runtime/limits";
 import { openAICompatibleParts, type PlainPart } from "@/server/runtime/openai-stream";
-import { create, publish } from "../builder-helpers";
 import { newOrganization, restHandler } from "../helpers";
-import { deltaText, readEvents } from "../runtime-helpers";
+import { deltaText, plainApp, readEvents } from "../runtime-helpers";
 
 const token = (content: string) =>
   `data: ${JSON.stringify({ object: "chat.completion.chunk", choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
@@ -158,17 +157,11 @@ describe("a streamed conversation whose provider is read from the node:http resp
 
   /** A published app of one agent without tools on the operator's provider, streamed through the REST door. */
   async function stream() {
-    const key = (await newOrganization()).orgKey.secret;
-    const agent = await create(key, "agents", { name: "Plain agent", model: "node-read-model" });
-    await publish(key, "agents", agent.id);
-    const app = await create(key, "apps", {
-      name: "Plain app",
-      members: [{ id: agent.id, kind: "agent" }],
-      orchestrationMode: "sequential",
-    });
-    await publish(key, "apps", app.id);
+    const tenant = await newOrganization();
+    const key = tenant.orgKey.secret;
+    const appId = await plainApp(tenant, "node-read-model");
     const response = await restHandler()(
-      new Request(`http://localhost/api/v1/apps/${app.id}/conversation`, {
+      new Request(`http://localhost/api/v1/apps/${appId}/conversation`, {
         method: "POST",
         headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
         body: JSON.stringify({ message: "How long do refunds take?", stream: true }),

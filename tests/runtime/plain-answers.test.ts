@@ -15,11 +15,10 @@ vi.hoisted(() => {
 import type { EventSourceMessage } from "eventsource-parser";
 import { getDb } from "@/server/db";
 import { RUN_LIMITS } from "@/server/runtime/limits";
-import { create, publish } from "../builder-helpers";
 import { startFakeAnthropic, type FakeAnthropic } from "../fake-anthropic";
 import { DEFAULT_FAKE_USAGE, startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
 import { api, newOrganization, restHandler, type Tenant } from "../helpers";
-import { addClaudeProvider, converse, credits, deltaText, readEvents } from "../runtime-helpers";
+import { addClaudeProvider, converse, credits, deltaText, plainApp, readEvents } from "../runtime-helpers";
 
 const REPLY = "Refunds are paid within fourteen days of the request and shipping is not refunded";
 let openai: FakeOpenAI;
@@ -34,20 +33,6 @@ afterAll(async () => {
   await openai.close();
   await anthropic.close();
 });
-
-/** A published app of one agent with no tools: no flows, no knowledge, no integrations. */
-async function plainApp(tenant: Tenant, model = "plain-model"): Promise<string> {
-  const key = tenant.orgKey.secret;
-  const agent = await create(key, "agents", { name: "Plain agent", model });
-  await publish(key, "agents", agent.id);
-  const app = await create(key, "apps", {
-    name: "Plain app",
-    members: [{ id: agent.id, kind: "agent" }],
-    orchestrationMode: "sequential",
-  });
-  await publish(key, "apps", app.id);
-  return app.id as string;
-}
 
 async function latestExecution(tenant: Tenant) {
   return getDb().execution.findFirstOrThrow({
