@@ -75,15 +75,7 @@ export async function orderLookupApp(key: string, agent: Record<string, unknown>
     ],
   });
   await publish(key, "flows", flow.id);
-  const published = await create(key, "agents", { ...agent, flows: [flow.id] });
-  await publish(key, "agents", published.id);
-  const app = await create(key, "apps", {
-    name: appName,
-    members: [{ id: published.id, kind: "agent" }],
-    orchestrationMode: "sequential",
-  });
-  await publish(key, "apps", app.id);
-  return app.id as string;
+  return oneAgentApp(key, { ...agent, flows: [flow.id] }, { name: appName, orchestrationMode: "sequential" });
 }
 
 /** The organization's provider `claude` of kind anthropic at `fake`; answers its one chat model's id. */
@@ -133,16 +125,27 @@ export function deltaText(events: EventSourceMessage[]): string {
     .join("");
 }
 
+/**
+ * A published app whose one member is a published agent made of `agent` (its name, model,
+ * knowledge…); `app` holds the app's own fields (its name, orchestration mode…).
+ */
+export async function oneAgentApp(
+  key: string,
+  agent: Record<string, unknown>,
+  app: Record<string, unknown> & { name: string },
+): Promise<string> {
+  const member = await create(key, "agents", agent);
+  await publish(key, "agents", member.id);
+  const made = await create(key, "apps", { ...app, members: [{ id: member.id, kind: "agent" }] });
+  await publish(key, "apps", made.id);
+  return made.id as string;
+}
+
 /** A published app of one agent with no tools: no flows, no knowledge, no integrations. */
-export async function plainApp(tenant: Tenant, model = "plain-model"): Promise<string> {
-  const key = tenant.orgKey.secret;
-  const agent = await create(key, "agents", { name: "Plain agent", model });
-  await publish(key, "agents", agent.id);
-  const app = await create(key, "apps", {
-    name: "Plain app",
-    members: [{ id: agent.id, kind: "agent" }],
-    orchestrationMode: "sequential",
-  });
-  await publish(key, "apps", app.id);
-  return app.id as string;
+export function plainApp(tenant: Tenant, model = "plain-model"): Promise<string> {
+  return oneAgentApp(
+    tenant.orgKey.secret,
+    { name: "Plain agent", model },
+    { name: "Plain app", orchestrationMode: "sequential" },
+  );
 }

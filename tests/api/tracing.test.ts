@@ -16,7 +16,7 @@ import type { AddressInfo } from "node:net";
 import { getDb } from "@/server/db";
 import { flushTraces, startTracing, stopTracing } from "@/server/observability/tracing";
 import { createModelProvider } from "@/server/services/org/model-providers";
-import { create, publish } from "../builder-helpers";
+import { oneAgentApp } from "../runtime-helpers";
 import { newOrganization } from "../helpers";
 import { listenOnLoopback, type LoopbackServer } from "../loopback-server";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
@@ -75,16 +75,13 @@ it("follows a conversation from the caller's traceparent through PostgreSQL and 
     baseUrl: fake.baseURL,
     models: [{ id: "gpt-org", kind: "chat" }],
   });
-  const agent = await create(key, "agents", { name: "Traced agent", model: "acme/gpt-org" });
-  await publish(key, "agents", agent.id);
-  const app = await create(key, "apps", {
-    name: "Traced app",
-    members: [{ id: agent.id, kind: "agent" }],
-    orchestrationMode: "sequential",
-  });
-  await publish(key, "apps", app.id);
+  const appId = await oneAgentApp(
+    key,
+    { name: "Traced agent", model: "acme/gpt-org" },
+    { name: "Traced app", orchestrationMode: "sequential" },
+  );
 
-  const response = await fetch(`${server.base}/api/v1/apps/${app.id}/conversation`, {
+  const response = await fetch(`${server.base}/api/v1/apps/${appId}/conversation`, {
     method: "POST",
     headers: {
       authorization: `Bearer ${key}`,

@@ -3,9 +3,8 @@
 import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
-import { create, publish } from "../builder-helpers";
 import { api, newOrganization, restHandler, toApiResponse, type Tenant } from "../helpers";
-import { converse, credits } from "../runtime-helpers";
+import { converse, credits, oneAgentApp } from "../runtime-helpers";
 import { getDb } from "@/server/db";
 import { createModelProvider } from "@/server/services/org/model-providers";
 
@@ -62,12 +61,8 @@ async function uploadPng(key: string): Promise<string> {
   return uploaded.body.file.id;
 }
 
-async function appOn(key: string, model: string): Promise<string> {
-  const agent = await create(key, "agents", { name: "Looker", description: "Describes pictures", model });
-  await publish(key, "agents", agent.id);
-  const app = await create(key, "apps", { name: "Pictures", members: [{ id: agent.id, kind: "agent" }] });
-  await publish(key, "apps", app.id);
-  return app.id;
+function appOn(key: string, model: string): Promise<string> {
+  return oneAgentApp(key, { name: "Looker", description: "Describes pictures", model }, { name: "Pictures" });
 }
 
 async function written(tenant: Tenant) {
@@ -134,10 +129,7 @@ describe("an image attached to a turn", () => {
   it("reaches a provider model as an image part", async () => {
     const tenant = await newOrganization();
     const key = tenant.orgKey.secret;
-    const agent = await create(key, "agents", { name: "Looker", description: "Describes pictures", model: "gpt-test" });
-    await publish(key, "agents", agent.id);
-    const app = await create(key, "apps", { name: "Pictures", members: [{ id: agent.id, kind: "agent" }] });
-    await publish(key, "apps", app.id);
+    const appId = await appOn(key, "gpt-test");
     const form = new FormData();
     form.append("file", new File([png() as BlobPart], "photo.bin"));
     const uploaded = await toApiResponse(
@@ -152,7 +144,7 @@ describe("an image attached to a turn", () => {
     expect(uploaded.status).toBe(201);
     expect(uploaded.body.file).toMatchObject({ format: "png", contentType: "image/png" });
 
-    const turn = await converse(key, app.id, { message: "What is in this picture?", fileIds: [uploaded.body.file.id] });
+    const turn = await converse(key, appId, { message: "What is in this picture?", fileIds: [uploaded.body.file.id] });
     expect(turn.status, turn.text).toBe(200);
     expect(turn.body.reply).toBe("A green square.");
     const sent = fake.requests.at(-1)!.messages.at(-1)!.content as unknown;

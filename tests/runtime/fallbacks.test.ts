@@ -13,9 +13,9 @@ vi.hoisted(() => {
 
 import { getDb } from "@/server/db";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
-import { create, publish } from "../builder-helpers";
+import { create } from "../builder-helpers";
 import { api, expectError, newOrganization, signInCookie, trpc, trpcErrorCode, type Tenant } from "../helpers";
-import { converse, credits } from "../runtime-helpers";
+import { converse, credits, oneAgentApp } from "../runtime-helpers";
 
 let openai: FakeOpenAI;
 
@@ -25,17 +25,12 @@ beforeAll(async () => {
 });
 afterAll(() => openai.close());
 
-async function agentApp(tenant: Tenant, agent: Record<string, unknown>): Promise<string> {
-  const key = tenant.orgKey.secret;
-  const created = await create(key, "agents", { name: "Answerer", ...agent });
-  await publish(key, "agents", created.id);
-  const app = await create(key, "apps", {
-    name: "Fallback app",
-    members: [{ id: created.id, kind: "agent" }],
-    orchestrationMode: "sequential",
-  });
-  await publish(key, "apps", app.id);
-  return app.id as string;
+function agentApp(tenant: Tenant, agent: Record<string, unknown>): Promise<string> {
+  return oneAgentApp(
+    tenant.orgKey.secret,
+    { name: "Answerer", ...agent },
+    { name: "Fallback app", orchestrationMode: "sequential" },
+  );
 }
 
 async function latestUsage(tenant: Tenant) {

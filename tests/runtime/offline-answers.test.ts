@@ -3,10 +3,9 @@
 // never the question said back.
 import { describe, expect, it } from "vitest";
 import { offlineAnswer } from "@/server/runtime/offline-model";
-import { create, publish } from "../builder-helpers";
 import { newOrganization } from "../helpers";
 import { newKnowledgebase, newPage } from "../knowledge-helpers";
-import { converse } from "../runtime-helpers";
+import { converse, oneAgentApp } from "../runtime-helpers";
 
 // Written as people write markdown: some headings followed by a single line break, a list, a table.
 const HANDBOOK = [
@@ -124,19 +123,12 @@ describe("the built-in model answers from the passage", () => {
     const key = tenant.orgKey.secret;
     const knowledgebaseId = await newKnowledgebase(tenant);
     await newPage(key, knowledgebaseId, { title: "Backup handbook", markdown: HANDBOOK });
-    const agent = await create(key, "agents", {
-      name: "Backup helper",
-      description: "Questions about Acme Cloud Backup",
-      knowledge: [{ knowledgebaseId }],
-    });
-    await publish(key, "agents", agent.id);
-    const app = await create(key, "apps", {
-      name: "Backup desk",
-      members: [{ id: agent.id, kind: "agent" }],
-      orchestrationMode: "supervisor",
-    });
-    await publish(key, "apps", app.id);
-    const response = await converse(key, app.id, { message: "How do I cancel my subscription?" });
+    const appId = await oneAgentApp(
+      key,
+      { name: "Backup helper", description: "Questions about Acme Cloud Backup", knowledge: [{ knowledgebaseId }] },
+      { name: "Backup desk", orchestrationMode: "supervisor" },
+    );
+    const response = await converse(key, appId, { message: "How do I cancel my subscription?" });
     expect(response.status, response.text).toBe(200);
     const reply = response.body.reply as string;
     expect(reply).toContain("You can cancel at any time from Settings");

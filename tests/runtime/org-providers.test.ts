@@ -15,7 +15,6 @@ import { COMMANDS, parseFlags } from "@/cli/commands";
 import { createModelProvider, listModelProviders, updateModelProvider } from "@/server/services/org/model-providers";
 import { embeddingModelFor } from "@/server/runtime/models";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
-import { create, publish } from "../builder-helpers";
 import {
   addPerson,
   api,
@@ -26,7 +25,7 @@ import {
   signInCookie,
   type Tenant,
 } from "../helpers";
-import { converse, credits } from "../runtime-helpers";
+import { converse, credits, oneAgentApp } from "../runtime-helpers";
 
 let fake: FakeOpenAI;
 
@@ -49,17 +48,12 @@ async function withProvider(tenant: Tenant, slug = "acme") {
   });
 }
 
-async function appOn(tenant: Tenant, model: string) {
-  const key = tenant.orgKey.secret;
-  const agent = await create(key, "agents", { name: "Org agent", model });
-  await publish(key, "agents", agent.id);
-  const app = await create(key, "apps", {
-    name: "Org app",
-    members: [{ id: agent.id, kind: "agent" }],
-    orchestrationMode: "sequential",
-  });
-  await publish(key, "apps", app.id);
-  return app.id as string;
+function appOn(tenant: Tenant, model: string) {
+  return oneAgentApp(
+    tenant.orgKey.secret,
+    { name: "Org agent", model },
+    { name: "Org app", orchestrationMode: "sequential" },
+  );
 }
 
 it("lists an organization's chat models in GET /models as <slug>/<model id>, for that organization only", async () => {

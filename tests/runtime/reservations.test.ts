@@ -20,7 +20,7 @@ import { create, publish } from "../builder-helpers";
 import { DEFAULT_FAKE_USAGE, startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
 import { api, expectError, newOrganization, type Tenant } from "../helpers";
 import { portalScenario } from "../portal/helpers";
-import { converse, credits, orderLookupApp } from "../runtime-helpers";
+import { converse, credits, oneAgentApp, orderLookupApp } from "../runtime-helpers";
 
 let openai: FakeOpenAI;
 /** When set, the call after the next one hangs (a run whose process is about to be lost). */
@@ -304,14 +304,11 @@ describe("a reserved run lost with its process", () => {
     // so no reservation follows the routing call to carry its cost to the lease.
     const tenant = await newOrganization({ credits: 10_000 });
     const key = tenant.orgKey.secret;
-    const agent = await create(key, "agents", { name: "Priced helper", model: "tool-model" });
-    await publish(key, "agents", agent.id);
-    const app = await create(key, "apps", {
-      name: "Routed app",
-      members: [{ id: agent.id, kind: "agent" }],
-      orchestrationMode: "supervisor",
-    });
-    await publish(key, "apps", app.id);
+    const appId = await oneAgentApp(
+      key,
+      { name: "Priced helper", model: "tool-model" },
+      { name: "Routed app", orchestrationMode: "supervisor" },
+    );
     await setPrice(key, "tool-model");
     await setPrice(key, BUILTIN_MODEL_ID);
     const db = getDb();
@@ -319,7 +316,7 @@ describe("a reserved run lost with its process", () => {
     const calls = openai.requests.length;
     openai.hang(true);
     try {
-      const running = converse(key, app.id, { message: "How long do refunds take?" });
+      const running = converse(key, appId, { message: "How long do refunds take?" });
       while (openai.requests.length < calls + 1) await new Promise((resolve) => setTimeout(resolve, 20));
       let lease = await db.runLease.findFirstOrThrow({ where: { organizationId } });
       expect((lease.charge as { amount: number }).amount).toBe(2 * RUN_LIMITS.callOutputTokens);

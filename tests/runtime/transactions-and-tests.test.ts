@@ -5,7 +5,7 @@ import { updateOrganization } from "@/server/services/org/organizations";
 import { api, expectError, newOrganization } from "../helpers";
 import { create, publish } from "../builder-helpers";
 import { drain, newKnowledgebase, newPage } from "../knowledge-helpers";
-import { credits } from "../runtime-helpers";
+import { credits, oneAgentApp } from "../runtime-helpers";
 
 const QUOTE_NODES = [
   { id: "start", type: "trigger_start", data: {} },
@@ -328,17 +328,18 @@ describe("a knowledge_search node in the trace", () => {
     });
     expect(added.status, added.text).toBe(202);
     await drain();
-    const agent = await create(key, "agents", { name: "Courier", knowledge: [{ knowledgebaseId }] });
-    await publish(key, "agents", agent.id);
-    const app = await create(key, "apps", { name: "Courier desk", members: [{ id: agent.id, kind: "agent" }] });
-    await publish(key, "apps", app.id);
-    const reply = await api("POST", `/apps/${app.id}/conversation`, {
+    const appId = await oneAgentApp(
+      key,
+      { name: "Courier", knowledge: [{ knowledgebaseId }] },
+      { name: "Courier desk" },
+    );
+    const reply = await api("POST", `/apps/${appId}/conversation`, {
       key,
       body: { message: "How do parcels reach the islands by ferry?" },
     });
     expect(reply.status, reply.text).toBe(200);
 
-    const { executions } = (await api("GET", `/executions?itemId=${app.id}`, { key })).body;
+    const { executions } = (await api("GET", `/executions?itemId=${appId}`, { key })).body;
     const step = executions[0].trace.find((entry: { kind: string }) => entry.kind === "agent");
     expect(step.retrieved).toHaveLength(1);
     expect(step.retrieved[0]).toEqual({
