@@ -48,7 +48,7 @@ export { Button, buttonClass, type ButtonSize, type ButtonVariant } from "./butt
 export { CheckboxGroup, RadioGroup, type Choice } from "./choice-group";
 export { ConfirmButton, ConfirmDialog, RefusedButton } from "./confirm-dialog";
 export { CopyableValue, CopyButton, SecretShownOnce } from "./copy-button";
-export { DataTable, ListTable, type Column, type DataTableProps } from "./data-table";
+export { DataTable, ListTable, NAME_COLUMN, type Column, type DataTableProps } from "./data-table";
 export { ErrorAlert, errorEnvelope, refusedField } from "./error-alert";
 export { FormField } from "./form-field";
 export { LoadMore } from "./load-more";

@@ -11,6 +11,7 @@ import {
   CopyButton,
   DataTable,
   ErrorAlert,
+  NAME_COLUMN,
   notifyDone,
   PageHeader,
   Panel,
@@ -104,9 +105,7 @@ function Integrations() {
           empty="No MCP servers connected yet."
           columns={[
             {
-              key: "name",
-              header: "Name",
-              sortValue: (connection) => connection.name,
+              ...NAME_COLUMN,
               nowrap: true,
               cell: (connection) => (
                 <>

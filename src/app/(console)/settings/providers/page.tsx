@@ -8,6 +8,7 @@ import {
   ConfirmButton,
   DataTable,
   ErrorAlert,
+  NAME_COLUMN,
   notifyDone,
   PageHeader,
   Panel,
@@ -63,9 +64,7 @@ function Providers() {
           empty="No providers yet: agents use the built-in offline model (and the operator's default, if set) until you add one."
           columns={[
             {
-              key: "name",
-              header: "Name",
-              sortValue: (provider) => provider.name,
+              ...NAME_COLUMN,
               nowrap: true,
               cell: (provider) => (
                 <>
