@@ -61,6 +61,6 @@ export { Tabs, type Tab } from "./tabs";
 export { notifyDone, notifyFailed } from "./toasts";
 export { useCursorList, type CursorList } from "./use-cursor-list";
 export { usePageState } from "./use-page-state";
-export { urlStatePage } from "./url-state-page";
+export { urlStatePage, useUrlState } from "./url-state-page";
 export { UnsavedChangesGuard, useUnsavedChanges } from "./unsaved-changes";
 export { fieldProblem, useFieldValue, useZodForm } from "./use-zod-form";
