@@ -45,6 +45,8 @@ const UNGUARDED: Record<string, string> = {
   "support/knowledge-access.findKnowledgebase": "a lookup the guarded knowledge services share",
   "support/knowledge-access.refuseOverPlanCap": "a plan cap check inside a guarded create",
   "support/knowledge-access.reviewsWritesOf": "decides whether a guarded write waits for review",
+  "knowledge/pages-shared.heldForReview":
+    "records the review of a page write the guarded createPage or patchPage holds",
   "portal/portal-access.runFor": "the access rule converse and transact apply after their guard",
   "runs/conversations.appRunFor": "the first refusals converse and transact share after their guard, runFor among them",
   "portal/portal-apps.listPortalApps": "the portal door's; its end user is checked by the portal session",

@@ -18,6 +18,9 @@ export interface Column<Row> {
   label?: string;
 }
 
+/** The key, header and sort of the Name column a list of named things opens with: `{ ...NAME_COLUMN, cell }`. */
+export const NAME_COLUMN = { key: "name", header: "Name", sortValue: (row: { name: string }) => row.name };
+
 type Sort = { key: string; direction: "ascending" | "descending" };
 
 function compare(a: string | number | null | undefined, b: string | number | null | undefined): number {

@@ -48,7 +48,7 @@ export { Button, buttonClass, type ButtonSize, type ButtonVariant } from "./butt
 export { CheckboxGroup, RadioGroup, type Choice } from "./choice-group";
 export { ConfirmButton, ConfirmDialog, RefusedButton } from "./confirm-dialog";
 export { CopyableValue, CopyButton, SecretShownOnce } from "./copy-button";
-export { DataTable, ListTable, type Column, type DataTableProps } from "./data-table";
+export { DataTable, ListTable, NAME_COLUMN, type Column, type DataTableProps } from "./data-table";
 export { ErrorAlert, errorEnvelope, refusedField } from "./error-alert";
 export { FormField } from "./form-field";
 export { LoadMore } from "./load-more";
@@ -61,6 +61,6 @@ export { Tabs, type Tab } from "./tabs";
 export { notifyDone, notifyFailed } from "./toasts";
 export { useCursorList, type CursorList } from "./use-cursor-list";
 export { usePageState } from "./use-page-state";
-export { urlStatePage } from "./url-state-page";
+export { urlStatePage, useUrlState } from "./url-state-page";
 export { UnsavedChangesGuard, useUnsavedChanges } from "./unsaved-changes";
 export { fieldProblem, useFieldValue, useZodForm } from "./use-zod-form";

@@ -11,6 +11,7 @@ import {
   ErrorAlert,
   FormActions,
   FormField,
+  NAME_COLUMN,
   Panel,
   Select,
   fieldProblem,
@@ -317,9 +318,7 @@ function sourceColumns({
 }): Column<SourceRow>[] {
   return [
     {
-      key: "name",
-      header: "Name",
-      sortValue: (source) => source.name,
+      ...NAME_COLUMN,
       cell: (source) => (
         // Wide enough that a long reason beside it does not squeeze a URL to a letter a line.
         <div className="cell-min-11 wrap-anywhere">

@@ -87,8 +87,8 @@ const EMPTY_FIELDS: ProviderFields = {
   embeddingModels: "",
 };
 
-/** The form for a new provider, or for `provider` when given; `onDone` runs after a save or a cancel. */
-export function ProviderForm({ provider, onDone }: { provider?: ModelProvider; onDone: () => void }) {
+/** The form's state and its saving: a create, or an update of `provider`; `onDone` runs after a save. */
+function useProviderForm(provider: ModelProvider | undefined, onDone: () => void) {
   const trpc = useTRPC();
   const form = useZodForm(CreateModelProviderInput, {
     defaultValues: provider
@@ -131,7 +131,42 @@ export function ProviderForm({ provider, onDone }: { provider?: ModelProvider; o
       });
     else create.mutate({ ...created, name, baseUrl, apiKey, models });
   });
+  return {
+    form,
+    kind,
+    removeKey,
+    submit,
+    pending: create.isPending || update.isPending,
+    error: create.error ?? update.error,
+  };
+}
 
+/** A new provider's slug and kind, which cannot change afterwards. */
+function NewProviderFields({ form }: { form: ReturnType<typeof useProviderForm>["form"] }) {
+  return (
+    <div className="row">
+      <SlugField
+        registration={form.register("slug")}
+        error={fieldProblem(form, "slug")}
+        hint="Agents name its models <slug>/<model id>, e.g. local/llama3.1"
+        placeholder="e.g. local"
+      />
+      <FormField label="Kind">
+        <Select
+          {...form.register("kind")}
+          options={[
+            { value: "openai-compatible", label: "OpenAI-compatible (Ollama, vLLM, OpenAI…)" },
+            { value: "anthropic", label: "Anthropic" },
+          ]}
+        />
+      </FormField>
+    </div>
+  );
+}
+
+/** The form for a new provider, or for `provider` when given; `onDone` runs after a save or a cancel. */
+export function ProviderForm({ provider, onDone }: { provider?: ModelProvider; onDone: () => void }) {
+  const { form, kind, removeKey, submit, pending, error } = useProviderForm(provider, onDone);
   const heading = provider ? `Edit ${provider.name}` : "Add a provider";
   return (
     <Panel title={heading} label={heading} onSubmit={(event) => void submit(event)}>
@@ -140,23 +175,7 @@ export function ProviderForm({ provider, onDone }: { provider?: ModelProvider; o
           Agents name its models <code>{provider.slug}/&lt;model id&gt;</code>; the slug and kind cannot change.
         </p>
       ) : (
-        <div className="row">
-          <SlugField
-            registration={form.register("slug")}
-            error={fieldProblem(form, "slug")}
-            hint="Agents name its models <slug>/<model id>, e.g. local/llama3.1"
-            placeholder="e.g. local"
-          />
-          <FormField label="Kind">
-            <Select
-              {...form.register("kind")}
-              options={[
-                { value: "openai-compatible", label: "OpenAI-compatible (Ollama, vLLM, OpenAI…)" },
-                { value: "anthropic", label: "Anthropic" },
-              ]}
-            />
-          </FormField>
-        </div>
+        <NewProviderFields form={form} />
       )}
       <FormField label="Name" hint="Shown in the agent editor's model list" error={fieldProblem(form, "name")}>
         <input maxLength={MAX_NAME_CHARS} placeholder="e.g. Ollama on the GPU box" {...form.register("name")} />
@@ -207,9 +226,9 @@ export function ProviderForm({ provider, onDone }: { provider?: ModelProvider; o
           />
         </FormField>
       )}
-      <ErrorAlert error={fieldProblem(form, "root") ?? create.error ?? update.error} />
+      <ErrorAlert error={fieldProblem(form, "root") ?? error} />
       <div className="row">
-        <Button variant="primary" type="submit" disabled={create.isPending || update.isPending}>
+        <Button variant="primary" type="submit" disabled={pending}>
           {provider ? "Save changes" : "Add provider"}
         </Button>
         {provider && (

@@ -96,16 +96,59 @@ export interface RestHandlerOptions {
   corsOrigins?: readonly string[];
 }
 
+/** The route `method` takes at `path`, and every method the path takes (405's Allow, OPTIONS). */
+function matchRoute(routes: Route[], method: string, path: string): { route?: Route; allowed: string[] } {
+  // The document is a known path too: another method on it is 405 with Allow, not 404.
+  if (path === OPENAPI_PATH) return { allowed: ["GET"] };
+  const candidates = routes.filter((route) => route.pattern.test(path));
+  return {
+    route: candidates.find((route) => route.method === method),
+    allowed: [...new Set(candidates.map((r) => r.method))],
+  };
+}
+
+/** OPTIONS on a known path: the methods it takes, with CORS headers when it is an allowed preflight. */
+function optionsResponse(request: Request, allowed: string[], requestId: string, corsOrigins: readonly string[]) {
+  const methods = [...allowed, "OPTIONS"];
+  const cors = isAllowedPreflight(request, corsOrigins) ? preflightHeaders(request, methods) : {};
+  return new Response(null, {
+    status: 204,
+    headers: { Allow: methods.join(", "), "X-Request-Id": requestId, ...cors },
+  });
+}
+
+/** No route for the request: 404 on an unknown path, 405 with Allow for a method the path does not take. */
+function unrouted(request: Request, path: string, allowed: string[]): AppError {
+  if (allowed.length === 0) return new AppError("not_found", `No route ${request.method} ${API_PREFIX}${path}.`);
+  return new AppError(
+    "method_not_allowed",
+    `${request.method} is not allowed on ${API_PREFIX}${path}; use ${allowed.join(", ")}.`,
+    {},
+    {
+      headers: { Allow: allowed.join(", ") },
+    },
+  );
+}
+
+/** A failed request's answer: the error envelope, or nothing to a client that hung up. */
+function failure(request: Request, error: unknown, requestId: string, headers: Record<string, string>): Response {
+  // A client that hung up mid-request gets no answer; its abort is not a server failure.
+  if (request.signal.aborted) return new Response(null, { status: 499 });
+  return withoutBodyForHead(request, errorResponse(toAppError(error), requestId, headers));
+}
+
+/** What an Idempotency-Key holds a request to: its method, path, body and files. */
+function requestHash(request: Request, path: string, body: unknown, files: UploadedFile[]): string {
+  return hashRequest([
+    request.method,
+    path,
+    JSON.stringify(body),
+    ...files.flatMap((f) => [f.name, Buffer.from(f.bytes)]),
+  ]);
+}
+
 export function createRestHandler(options: RestHandlerOptions) {
   const routes = buildRoutes();
-
-  function match(method: string, path: string): { route?: Route; allowed: string[] } {
-    const candidates = routes.filter((route) => route.pattern.test(path));
-    return {
-      route: candidates.find((route) => route.method === method),
-      allowed: [...new Set(candidates.map((r) => r.method))],
-    };
-  }
 
   // Read per request, as the configuration is read lazily everywhere (tests set it after import).
   const corsOrigins = () => options.corsOrigins ?? env().CORS_ORIGINS;
@@ -122,7 +165,6 @@ export function createRestHandler(options: RestHandlerOptions) {
 
   async function answer(request: Request): Promise<Response> {
     const requestId = requestIdFor(request);
-    let limitHeaders: Record<string, string> = {};
     try {
       const url = new URL(request.url);
       const path = normalizePath(url.pathname.slice(API_PREFIX.length) || "/");
@@ -132,97 +174,83 @@ export function createRestHandler(options: RestHandlerOptions) {
         const document = Response.json(openApiDocument(), { headers: { "X-Request-Id": requestId } });
         return withoutBodyForHead(request, document);
       }
-      // The document is a known path too: another method on it is 405 with Allow, not 404.
-      const { route, allowed } = path === OPENAPI_PATH ? { route: undefined, allowed: ["GET"] } : match(method, path);
-      if (request.method === "OPTIONS" && allowed.length > 0) {
-        const methods = [...allowed, "OPTIONS"];
-        const cors = isAllowedPreflight(request, corsOrigins()) ? preflightHeaders(request, methods) : {};
-        return new Response(null, {
-          status: 204,
-          headers: { Allow: methods.join(", "), "X-Request-Id": requestId, ...cors },
-        });
-      }
-      if (!route) {
-        if (allowed.length === 0) throw new AppError("not_found", `No route ${request.method} ${API_PREFIX}${path}.`);
-        throw new AppError(
-          "method_not_allowed",
-          `${request.method} is not allowed on ${API_PREFIX}${path}; use ${allowed.join(", ")}.`,
-          {},
-          {
-            headers: { Allow: allowed.join(", ") },
-          },
-        );
-      }
-
-      labelRoute(request, `${API_PREFIX}${route.meta.openapi!.path}`);
-      // A body declared over its cap is refused before anything else (uploads check their own).
-      if (!isMultipart(request)) refuseDeclaredOversize(request);
-      const db = options.db();
-      const { actor, rateLimit } = await authenticateApiKey(
-        db,
-        request.headers.get("authorization"),
-        route.meta.door ?? "api",
-        requestOrigin(request, requestId, "api"),
-      );
-      limitHeaders = rateLimitHeaders(rateLimit);
-      authorize(actor, route.meta.auth ?? {});
-      // A conversation turn with its files is read here and runs as a JSON turn would, files and all.
-      let turnForm: TurnForm | null = null;
-      if (route.meta.multipart === "conversation" && isMultipart(request)) turnForm = await readTurnForm(request);
-      else if (route.meta.multipart && isMultipart(request)) {
-        return await handleUpload({ db, actor, rateLimit, request, path, requestId });
-      }
-      if (route.meta.download === "file") {
-        const headers = new Headers({ ...limitHeaders, "X-Request-Id": requestId });
-        return await fileDownloadResponse(db, actor, route.pattern.exec(path)?.groups, request, headers);
-      }
-      if (route.meta.download === "end_user_export") {
-        const headers = new Headers({ ...limitHeaders, "X-Request-Id": requestId });
-        return await endUserExportResponse(db, actor, route.pattern.exec(path)?.groups, request, headers);
-      }
-      if (route.meta.download) return await downloadResponse(db, actor, rateLimit, request, requestId);
-      if (route.meta.events)
-        return await eventsResponse(db, actor, rateLimit, route, path, request, requestId, options.streamHeartbeatMs);
-      const idempotencyKey = request.method === "POST" ? request.headers.get("idempotency-key") : null;
-      if (idempotencyKey !== null) checkIdempotencyKey(idempotencyKey);
-      const body = turnForm ? turnForm.body : await readRequestJson(request);
-      const files = turnForm?.files ?? [];
-      const keyed =
-        idempotencyKey === null
-          ? null
-          : {
-              key: idempotencyKey,
-              hash: hashRequest([
-                request.method,
-                path,
-                JSON.stringify(body),
-                ...files.flatMap((f) => [f.name, Buffer.from(f.bytes)]),
-              ]),
-            };
-      if (route.meta.stream && (body as { stream?: unknown } | undefined)?.stream === true) {
-        return await streamResponse(
-          db,
-          actor,
-          rateLimit,
-          conversationInput(route, path, body),
-          request,
-          requestId,
-          keyed,
-          options.streamHeartbeatMs,
-          files,
-        );
-      }
-      const run = () =>
-        files.length > 0
-          ? turnWithFiles(db, actor, rateLimit, route, path, body, files, requestId)
-          : callProcedure(db, actor, rateLimit, request, body, path, requestId);
-      if (keyed) return await once(db, actor.organizationId, keyed.key, keyed.hash, rateLimit, requestId, run);
-      return withoutBodyForHead(request, await run());
+      const { route, allowed } = matchRoute(routes, method, path);
+      if (request.method === "OPTIONS" && allowed.length > 0)
+        return optionsResponse(request, allowed, requestId, corsOrigins());
+      if (!route) throw unrouted(request, path, allowed);
+      return await serveRoute(request, route, path, requestId, options);
     } catch (error) {
-      // A client that hung up mid-request gets no answer; its abort is not a server failure.
-      if (request.signal.aborted) return new Response(null, { status: 499 });
-      return withoutBodyForHead(request, errorResponse(toAppError(error), requestId, limitHeaders));
+      return failure(request, error, requestId, {});
     }
+  }
+}
+
+/** A routed request: the key and its limits, then the upload, download, stream or procedure it asks for. */
+async function serveRoute(
+  request: Request,
+  route: Route,
+  path: string,
+  requestId: string,
+  options: RestHandlerOptions,
+): Promise<Response> {
+  let limitHeaders: Record<string, string> = {};
+  try {
+    labelRoute(request, `${API_PREFIX}${route.meta.openapi!.path}`);
+    // A body declared over its cap is refused before anything else (uploads check their own).
+    if (!isMultipart(request)) refuseDeclaredOversize(request);
+    const db = options.db();
+    const { actor, rateLimit } = await authenticateApiKey(
+      db,
+      request.headers.get("authorization"),
+      route.meta.door ?? "api",
+      requestOrigin(request, requestId, "api"),
+    );
+    limitHeaders = rateLimitHeaders(rateLimit);
+    authorize(actor, route.meta.auth ?? {});
+    // A conversation turn with its files is read here and runs as a JSON turn would, files and all.
+    let turnForm: TurnForm | null = null;
+    if (route.meta.multipart === "conversation" && isMultipart(request)) turnForm = await readTurnForm(request);
+    else if (route.meta.multipart && isMultipart(request)) {
+      return await handleUpload({ db, actor, rateLimit, request, path, requestId });
+    }
+    if (route.meta.download === "file") {
+      const headers = new Headers({ ...limitHeaders, "X-Request-Id": requestId });
+      return await fileDownloadResponse(db, actor, route.pattern.exec(path)?.groups, request, headers);
+    }
+    if (route.meta.download === "end_user_export") {
+      const headers = new Headers({ ...limitHeaders, "X-Request-Id": requestId });
+      return await endUserExportResponse(db, actor, route.pattern.exec(path)?.groups, request, headers);
+    }
+    if (route.meta.download) return await downloadResponse(db, actor, rateLimit, request, requestId);
+    if (route.meta.events)
+      return await eventsResponse(db, actor, rateLimit, route, path, request, requestId, options.streamHeartbeatMs);
+    const idempotencyKey = request.method === "POST" ? request.headers.get("idempotency-key") : null;
+    if (idempotencyKey !== null) checkIdempotencyKey(idempotencyKey);
+    const body = turnForm ? turnForm.body : await readRequestJson(request);
+    const files = turnForm?.files ?? [];
+    const keyed =
+      idempotencyKey === null ? null : { key: idempotencyKey, hash: requestHash(request, path, body, files) };
+    if (route.meta.stream && (body as { stream?: unknown } | undefined)?.stream === true) {
+      return await streamResponse(
+        db,
+        actor,
+        rateLimit,
+        conversationInput(route, path, body),
+        request,
+        requestId,
+        keyed,
+        options.streamHeartbeatMs,
+        files,
+      );
+    }
+    const run = () =>
+      files.length > 0
+        ? turnWithFiles(db, actor, rateLimit, route, path, body, files, requestId)
+        : callProcedure(db, actor, rateLimit, request, body, path, requestId);
+    if (keyed) return await once(db, actor.organizationId, keyed.key, keyed.hash, rateLimit, requestId, run);
+    return withoutBodyForHead(request, await run());
+  } catch (error) {
+    return failure(request, error, requestId, limitHeaders);
   }
 }
 

@@ -8,7 +8,7 @@ import type { BuilderKind } from "@/schemas/builder/builder";
 import type { Actor, MemberActor } from "@/server/auth/actor";
 import type { DeclaredRequirement } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
-import { memberProcedure, scopedProcedure, type Meta } from "./init";
+import { memberProcedure, router, scopedProcedure, type Meta } from "./init";
 
 /**
  * The service's answer as the resolver type tRPC derives from `output`: the same type once `O` is
@@ -150,6 +150,14 @@ export function restProcedures(tag: string) {
         );
     },
   };
+}
+
+/** The router of one OpenAPI tag: `build` declares its procedures with that tag's `restProcedures`. */
+export function restRouter<R extends Parameters<typeof router>[0]>(
+  tag: string,
+  build: (rest: ReturnType<typeof restProcedures>) => R,
+) {
+  return router(build(restProcedures(tag)));
 }
 
 /** A service a member calls with the output of schema `I`, answering the input of schema `O`. */

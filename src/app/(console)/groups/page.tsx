@@ -2,7 +2,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useTRPC } from "@/lib/trpc";
-import { ListTable, CreateNamedItemPanel, PageHeader, Panel, useCursorList } from "@/components/console";
+import { ListTable, CreateNamedItemPanel, NAME_COLUMN, PageHeader, Panel, useCursorList } from "@/components/console";
 import { CreateUserGroupInput } from "@/schemas/provisioning/provisioning";
 
 export default function GroupsPage() {
@@ -39,9 +39,7 @@ export default function GroupsPage() {
           empty="No groups yet: create one above, then grant it apps and add end users from its page."
           columns={[
             {
-              key: "name",
-              header: "Name",
-              sortValue: (group) => group.name,
+              ...NAME_COLUMN,
               cell: (group) => (
                 // The link alone on its line and the badge on its own (axe's link-in-text-block: a link
                 // beside text must not be told apart by colour alone).

@@ -5,6 +5,7 @@ import {
   Button,
   CheckboxGroup,
   ConfirmButton,
+  NAME_COLUMN,
   SecretShownOnce,
   DataTable,
   ErrorAlert,
@@ -61,12 +62,7 @@ export default function KeysPage() {
           rowTestId="key-row"
           empty="No keys yet: create one above to call the REST API or connect an MCP client."
           columns={[
-            {
-              key: "name",
-              header: "Name",
-              sortValue: (key) => key.name,
-              cell: (key) => <div className="cell-min-8">{key.name}</div>,
-            },
+            { ...NAME_COLUMN, cell: (key) => <div className="cell-min-8">{key.name}</div> },
             {
               key: "kind",
               header: "Kind",

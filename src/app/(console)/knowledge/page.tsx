@@ -2,7 +2,15 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useDeferredValue, useState } from "react";
-import { CreateNamedItemPanel, ListTable, FormField, PageHeader, Panel, useCursorList } from "@/components/console";
+import {
+  CreateNamedItemPanel,
+  ListTable,
+  FormField,
+  NAME_COLUMN,
+  PageHeader,
+  Panel,
+  useCursorList,
+} from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { CreateKnowledgebaseInput } from "@/schemas/knowledge/knowledgebase";
 import { MAX_NAME_CHARS } from "@/schemas/limits";
@@ -56,9 +64,7 @@ export default function KnowledgePage() {
           empty={q ? `No knowledgebase's name contains “${q}”.` : "No knowledgebases yet: create the first one above."}
           columns={[
             {
-              key: "name",
-              header: "Name",
-              sortValue: (kb) => kb.name,
+              ...NAME_COLUMN,
               cell: (kb) => (
                 <>
                   <Link href={`/knowledge/${kb.id}`}>{kb.name}</Link>

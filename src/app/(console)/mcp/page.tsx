@@ -3,7 +3,16 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { Fragment, useState } from "react";
 import { useBrowserOrigin } from "@/lib/browser";
-import { CopyableValue, CopyButton, DataTable, ErrorAlert, FormField, PageHeader, Panel } from "@/components/console";
+import {
+  CopyableValue,
+  CopyButton,
+  DataTable,
+  ErrorAlert,
+  FormField,
+  NAME_COLUMN,
+  PageHeader,
+  Panel,
+} from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { MCP_ROUTE, MCP_SCOPES, mcpSnippets, mcpUrl } from "@/lib/mcp-snippets";
 import { timeOrNever } from "@/lib/when";
@@ -99,7 +108,7 @@ function PersonalKeys({ keys }: { keys: ApiKey[] }) {
         rowTestId="mcp-key-row"
         empty=""
         columns={[
-          { key: "name", header: "Name", sortValue: (key) => key.name, cell: (key) => key.name },
+          { ...NAME_COLUMN, cell: (key) => key.name },
           { key: "prefix", header: "Prefix", nowrap: true, cell: (key) => <code>{key.prefix}…</code> },
           {
             key: "missing",

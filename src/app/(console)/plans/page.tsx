@@ -12,6 +12,7 @@ import {
   ErrorAlert,
   FormField,
   LoadMore,
+  NAME_COLUMN,
   notifyDone,
   PageHeader,
   Panel,
@@ -77,9 +78,7 @@ export default function PlansPage() {
           }
           columns={[
             {
-              key: "name",
-              header: "Name",
-              sortValue: (plan) => plan.name,
+              ...NAME_COLUMN,
               cell: (plan) => (
                 <div>
                   {plan.name}

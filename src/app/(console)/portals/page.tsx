@@ -4,7 +4,15 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { PortalLink } from "@/components/portal/portal-link";
 import { useTRPC } from "@/lib/trpc";
-import { CreateNamedItemPanel, ListTable, PageHeader, Panel, useCursorList, useMay } from "@/components/console";
+import {
+  CreateNamedItemPanel,
+  ListTable,
+  NAME_COLUMN,
+  PageHeader,
+  Panel,
+  useCursorList,
+  useMay,
+} from "@/components/console";
 import { CreatePortalInput } from "@/schemas/portal/portal";
 
 function Admissions({ portalId }: { portalId: string }) {
@@ -68,12 +76,7 @@ export default function PortalsPage() {
               : "No portals yet: an admin creates them."
           }
           columns={[
-            {
-              key: "name",
-              header: "Name",
-              sortValue: (portal) => portal.name,
-              cell: (portal) => <Link href={`/portals/${portal.id}`}>{portal.name}</Link>,
-            },
+            { ...NAME_COLUMN, cell: (portal) => <Link href={`/portals/${portal.id}`}>{portal.name}</Link> },
             { key: "link", header: "Link", cell: (portal) => <PortalLink slug={portal.slug} /> },
             { key: "groups", header: "Admitted groups", cell: (portal) => <Admissions portalId={portal.id} /> },
           ]}

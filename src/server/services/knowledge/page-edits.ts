@@ -11,7 +11,15 @@ import { authorOf, reviewsWritesOf } from "../support/knowledge-access";
 import { checkVersion, type VersionMatch } from "../support/preconditions";
 import { resolveLinks } from "./page-links";
 import { applyPatch } from "./page-patches";
-import { applyPageContent, findPage, pageEvent, reviewEvent, writeResult, type PageRow, type Tx } from "./pages-shared";
+import {
+  applyPageContent,
+  findPage,
+  heldForReview,
+  pageEvent,
+  writeResult,
+  type PageRow,
+  type Tx,
+} from "./pages-shared";
 
 /**
  * The answer to a write that would leave the page as it is: no revision, no event, the page's
@@ -47,25 +55,14 @@ export const patchPage = guarded(
       checkVersion(precondition.ifMatch, page.updatedAt, "page");
       const markdown = applyPatch(page.markdown, input.patch);
       const title = input.title ?? page.title;
-      if (reviewed) {
-        const revisionId = randomUUID();
-        const review = await tx.review.create({
-          data: {
-            organizationId: actor.organizationId,
-            knowledgebaseId: page.knowledgebaseId,
-            kind: "page_edit",
-            pageId: page.id,
-            revisionId,
-            payload: { patch: input.patch, ...(input.title !== undefined ? { title: input.title } : {}) },
-            baseMarkdown: page.markdown,
-            proposedMarkdown: markdown,
-            authorMemberId,
-            keyId,
-          },
+      if (reviewed)
+        return heldForReview(tx, actor, page, {
+          kind: "page_edit",
+          payload: { patch: input.patch, ...(input.title !== undefined ? { title: input.title } : {}) },
+          baseMarkdown: page.markdown,
+          markdown,
+          label: page.title,
         });
-        await recordEvent(tx, actor, reviewEvent(review, page.title));
-        return writeResult(page, revisionId, await resolveLinks(tx, page.knowledgebaseId, markdown), review.id);
-      }
       if (title === page.title && markdown === page.markdown) return unchangedResult(tx, page, markdown);
       const applied = await applyPageContent(
         tx,

@@ -1,13 +1,15 @@
-// What the page services share: the answer and the event of a write, the write of new content
-// with its revision and links (reviews.ts applies an approved change through it too), and the
+// What the page services share: the answer and the event of a write, a write held for review,
+// the write of new content with its revision and links (reviews.ts applies an approved change through it too), and the
 // lookup a page operation starts from.
 import { randomUUID } from "node:crypto";
+import type { Prisma } from "@/generated/prisma/client";
 import type { PageIdInput, PageLinks, PageWriteResult } from "@/schemas/knowledge/page";
+import type { Actor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
-import type { EventInput } from "../org/events";
-import { knowledgebaseOf } from "../support/knowledge-access";
-import { saveLinks } from "./page-links";
+import { recordEvent, type EventInput } from "../org/events";
+import { authorOf, knowledgebaseOf } from "../support/knowledge-access";
+import { resolveLinks, saveLinks } from "./page-links";
 
 export type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
 
@@ -90,6 +92,41 @@ export function reviewEvent(review: { id: string; kind: string }, label: string)
     target: { type: "review", id: review.id, label },
     data: { id: review.id, kind: review.kind, status: "pending", reviewPath: `/reviews/${review.id}` },
   };
+}
+
+/**
+ * A write held for a person's review: the review of `markdown` proposed over `baseMarkdown`, and
+ * its event. The page keeps its content until the review is approved (reviews.ts).
+ */
+export async function heldForReview(
+  tx: Tx,
+  actor: Actor,
+  page: PageRow,
+  proposal: {
+    kind: "page_create" | "page_edit";
+    payload: Prisma.InputJsonObject;
+    baseMarkdown: string;
+    markdown: string;
+    /** The review's name in the audit log: the page's title. */
+    label: string;
+  },
+): Promise<PageWriteResult> {
+  const revisionId = randomUUID();
+  const review = await tx.review.create({
+    data: {
+      organizationId: actor.organizationId,
+      knowledgebaseId: page.knowledgebaseId,
+      kind: proposal.kind,
+      pageId: page.id,
+      revisionId,
+      payload: proposal.payload,
+      baseMarkdown: proposal.baseMarkdown,
+      proposedMarkdown: proposal.markdown,
+      ...authorOf(actor),
+    },
+  });
+  await recordEvent(tx, actor, reviewEvent(review, proposal.label));
+  return writeResult(page, revisionId, await resolveLinks(tx, page.knowledgebaseId, proposal.markdown), review.id);
 }
 
 /** The page of the organization's knowledgebase; the guarded service calling it has checked the caller. */

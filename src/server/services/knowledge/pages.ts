@@ -3,7 +3,6 @@
 // asks for it. Creating, reading, moving and deleting a page are here; editing its content is
 // page-edits.ts, with patches in page-patches.ts and links in page-links.ts.
 import { isUuid } from "@/schemas/common";
-import { randomUUID } from "node:crypto";
 import type { CreatePageInput, MovePageInput, Page, PageIdInput, PageWriteResult } from "@/schemas/knowledge/page";
 import { channelOf, type Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
@@ -12,7 +11,7 @@ import { AppError, invalidRequest } from "@/server/errors";
 import { changesBetween, recordEvent } from "../org/events";
 import { authorOf, findKnowledgebase, lockFor, reviewsWritesOf } from "../support/knowledge-access";
 import { resolveLinks } from "./page-links";
-import { applyPageContent, findPage, pageEvent, reviewEvent, writeResult, type Tx } from "./pages-shared";
+import { applyPageContent, findPage, heldForReview, pageEvent, writeResult, type Tx } from "./pages-shared";
 
 async function checkParent(
   db: Db | Tx,
@@ -51,27 +50,17 @@ export const createPage = guarded(
       });
       if (reviewed) {
         // The page exists, empty, until a person approves the content.
-        const revisionId = randomUUID();
-        const review = await tx.review.create({
-          data: {
-            organizationId: actor.organizationId,
-            knowledgebaseId: knowledgebase.id,
-            kind: "page_create",
-            pageId: page.id,
-            revisionId,
-            payload: { title: input.title, markdown },
-            baseMarkdown: "",
-            proposedMarkdown: markdown,
-            authorMemberId,
-            keyId,
-          },
-        });
         await tx.knowledgebase.update({
           where: { id: knowledgebase.id, organizationId: actor.organizationId },
           data: { updatedAt: new Date() },
         });
-        await recordEvent(tx, actor, reviewEvent(review, input.title));
-        return writeResult(page, revisionId, await resolveLinks(tx, knowledgebase.id, markdown), review.id);
+        return heldForReview(tx, actor, page, {
+          kind: "page_create",
+          payload: { title: input.title, markdown },
+          baseMarkdown: "",
+          markdown,
+          label: input.title,
+        });
       }
       const applied = await applyPageContent(
         tx,

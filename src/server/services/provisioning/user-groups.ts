@@ -72,6 +72,12 @@ async function findGroup(db: Db, actor: Actor, groupId: string) {
   return group;
 }
 
+/** The group `groupId`, in an organization whose groups are on: where most group operations start. */
+async function findEnabledGroup(db: Db, actor: Actor, groupId: string) {
+  await assertGroupsEnabled(db, actor.organizationId);
+  return findGroup(db, actor, groupId);
+}
+
 /** A directory group's name and members follow the organization's directory (SCIM) alone. */
 export function refuseDirectoryGroup(group: { directoryManaged: boolean }, action: "rename" | "members"): void {
   if (!group.directoryManaged) return;
@@ -139,16 +145,14 @@ export const listUserGroups = guarded(
 export const getUserGroup = guarded(
   { scope: "end_users:read" },
   async function getUserGroup(db: Db, actor: Actor, input: GroupIdInput): Promise<UserGroup> {
-    await assertGroupsEnabled(db, actor.organizationId);
-    return toUserGroup(await findGroup(db, actor, input.groupId));
+    return toUserGroup(await findEnabledGroup(db, actor, input.groupId));
   },
 );
 
 export const updateUserGroup = guarded(
   { scope: "end_users:write" },
   async function updateUserGroup(db: Db, actor: Actor, input: UpdateUserGroupInput): Promise<UserGroup> {
-    await assertGroupsEnabled(db, actor.organizationId);
-    const group = await findGroup(db, actor, input.groupId);
+    const group = await findEnabledGroup(db, actor, input.groupId);
     if (input.name !== undefined && input.name !== group.name) {
       refusePlanGroup(group, "rename");
       refuseDirectoryGroup(group, "rename");
@@ -177,8 +181,7 @@ export const updateUserGroup = guarded(
 export const deleteUserGroup = guarded(
   { scope: "end_users:write", may: "delete" },
   async function deleteUserGroup(db: Db, actor: Actor, input: GroupIdInput): Promise<void> {
-    await assertGroupsEnabled(db, actor.organizationId);
-    const group = await findGroup(db, actor, input.groupId);
+    const group = await findEnabledGroup(db, actor, input.groupId);
     refusePlanGroup(group, "delete");
     await db.$transaction([
       db.userGroup.delete({ where: { id: group.id, organizationId: actor.organizationId } }),
@@ -191,8 +194,7 @@ export const deleteUserGroup = guarded(
 export const addGroupMember = guarded(
   { scope: "end_users:write" },
   async function addGroupMember(db: Db, actor: Actor, input: AddGroupMemberInput) {
-    await assertGroupsEnabled(db, actor.organizationId);
-    const group = await findGroup(db, actor, input.groupId);
+    const group = await findEnabledGroup(db, actor, input.groupId);
     const endUser = await db.endUser.findFirst({
       where: { id: input.endUserId, organizationId: actor.organizationId, deletedAt: null },
       select: { id: true },
@@ -225,8 +227,7 @@ export const addGroupMember = guarded(
 export const removeGroupMember = guarded(
   { scope: "end_users:write", may: "delete" },
   async function removeGroupMember(db: Db, actor: Actor, input: AddGroupMemberInput): Promise<void> {
-    await assertGroupsEnabled(db, actor.organizationId);
-    const group = await findGroup(db, actor, input.groupId);
+    const group = await findEnabledGroup(db, actor, input.groupId);
     refusePlanGroup(group, "members");
     refuseDirectoryGroup(group, "members");
     const remove = (tx: Prisma.TransactionClient) =>
@@ -322,8 +323,7 @@ export const addGroupGrant = guarded(
 export const removeGroupGrant = guarded(
   { scope: "end_users:write", may: "delete" },
   async function removeGroupGrant(db: Db, actor: Actor, input: RemoveGroupGrantInput): Promise<void> {
-    await assertGroupsEnabled(db, actor.organizationId);
-    const group = await findGroup(db, actor, input.groupId);
+    const group = await findEnabledGroup(db, actor, input.groupId);
     const remove = (tx: Prisma.TransactionClient) =>
       tx.grant.deleteMany({ where: { id: input.grantId, organizationId: actor.organizationId, groupId: group.id } });
     const { count } = await recorded(db, actor, remove, ({ count }) =>

@@ -5,17 +5,18 @@
 // connection being edited and the one whose tools are shown live in the URL.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { ListTree, Pencil } from "lucide-react";
-import { useRouter, useSearchParams } from "next/navigation";
 import {
   ConfirmButton,
   CopyButton,
   DataTable,
   ErrorAlert,
+  NAME_COLUMN,
   notifyDone,
   PageHeader,
   Panel,
   useMay,
   urlStatePage,
+  useUrlState,
 } from "@/components/console";
 import { ConnectionForm } from "@/components/settings/connection-form";
 import { useTRPC } from "@/lib/trpc";
@@ -57,13 +58,12 @@ export default urlStatePage(Integrations);
 function Integrations() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const router = useRouter();
-  const params = useSearchParams();
+  const url = useUrlState();
   const connections = useQuery(trpc.mcpConnections.list.queryOptions());
   const mayChangeSettings = useMay("settings");
   // The connection whose tools are shown, and the one being edited, live in the URL, so reload and back keep them.
-  const shown = connections.data?.find((connection) => connection.slug === params.get("tools"));
-  const editing = connections.data?.find((connection) => connection.slug === params.get("edit"));
+  const shown = connections.data?.find((connection) => connection.slug === url.get("tools"));
+  const editing = connections.data?.find((connection) => connection.slug === url.get("edit"));
 
   // The list and every tool list: an edited connection's server may list other tools.
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.mcpConnections.pathKey() });
@@ -71,13 +71,13 @@ function Integrations() {
     trpc.mcpConnections.remove.mutationOptions({
       onSuccess: (connection) => {
         notifyDone(`${connection.name} was removed.`);
-        if (shown?.id === connection.id || editing?.id === connection.id) router.replace("/settings/integrations");
+        if (shown?.id === connection.id || editing?.id === connection.id) url.show({});
         void refresh();
       },
     }),
   );
   const closeEditor = () => {
-    router.replace(shown ? `/settings/integrations?tools=${encodeURIComponent(shown.slug)}` : "/settings/integrations");
+    url.show(shown ? { tools: shown.slug } : {});
     void refresh();
   };
 
@@ -104,9 +104,7 @@ function Integrations() {
           empty="No MCP servers connected yet."
           columns={[
             {
-              key: "name",
-              header: "Name",
-              sortValue: (connection) => connection.name,
+              ...NAME_COLUMN,
               nowrap: true,
               cell: (connection) => (
                 <>
@@ -134,9 +132,7 @@ function Integrations() {
                   <CopyButton text={connection.id} label="Copy id" />
                   <button
                     type="button"
-                    onClick={() =>
-                      router.replace(`/settings/integrations?tools=${encodeURIComponent(connection.slug)}`)
-                    }
+                    onClick={() => url.show({ tools: connection.slug })}
                     aria-pressed={shown?.id === connection.id}
                   >
                     <ListTree size={16} aria-hidden className="icon" />
@@ -145,9 +141,7 @@ function Integrations() {
                   {mayChangeSettings && (
                     <button
                       type="button"
-                      onClick={() =>
-                        router.replace(`/settings/integrations?edit=${encodeURIComponent(connection.slug)}`)
-                      }
+                      onClick={() => url.show({ edit: connection.slug })}
                       aria-pressed={editing?.id === connection.id}
                     >
                       <Pencil size={16} aria-hidden className="icon" />

@@ -4,7 +4,6 @@
 // form (the model being priced lives in the URL) and removed after a confirm.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Pencil } from "lucide-react";
-import { useRouter, useSearchParams } from "next/navigation";
 import { useWatch } from "react-hook-form";
 import {
   Button,
@@ -19,6 +18,7 @@ import {
   type Column,
   useZodForm,
   urlStatePage,
+  useUrlState,
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import {
@@ -41,12 +41,11 @@ export default urlStatePage(Prices);
 function Prices() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const router = useRouter();
-  const params = useSearchParams();
+  const url = useUrlState();
   const models = useQuery(trpc.models.list.queryOptions({}));
   const prices = useQuery(trpc.modelPrices.list.queryOptions());
   const priceOf = new Map(prices.data?.modelPrices.map((price) => [price.modelId, price]));
-  const editing = models.data?.models.find((model) => model.id === params.get("model"));
+  const editing = models.data?.models.find((model) => model.id === url.get("model"));
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.modelPrices.list.queryKey() });
   const remove = useMutation(
     trpc.modelPrices.delete.mutationOptions({
@@ -56,7 +55,7 @@ function Prices() {
       },
     }),
   );
-  const close = () => router.replace("/settings/prices");
+  const close = () => url.show({});
 
   return (
     <>
@@ -85,7 +84,7 @@ function Prices() {
           cards
           empty="No models."
           columns={priceColumns(priceOf, {
-            onEdit: (modelId) => router.replace(`/settings/prices?model=${encodeURIComponent(modelId)}`),
+            onEdit: (modelId) => url.show({ model: modelId }),
             onRemove: (modelId) => remove.mutate({ modelId }),
           })}
         />

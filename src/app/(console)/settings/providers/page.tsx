@@ -3,15 +3,16 @@
 // ProviderForm (the provider being edited lives in the URL), removed after a confirm.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Pencil } from "lucide-react";
-import { useRouter, useSearchParams } from "next/navigation";
 import {
   ConfirmButton,
   DataTable,
   ErrorAlert,
+  NAME_COLUMN,
   notifyDone,
   PageHeader,
   Panel,
   urlStatePage,
+  useUrlState,
 } from "@/components/console";
 import { ProviderForm } from "@/components/settings/provider-form";
 import { useTRPC } from "@/lib/trpc";
@@ -23,23 +24,22 @@ export default urlStatePage(Providers);
 function Providers() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const router = useRouter();
-  const params = useSearchParams();
+  const url = useUrlState();
   const providers = useQuery(trpc.modelProviders.list.queryOptions());
-  const editing = providers.data?.find((provider) => provider.slug === params.get("edit"));
+  const editing = providers.data?.find((provider) => provider.slug === url.get("edit"));
 
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.modelProviders.list.queryKey() });
   const remove = useMutation(
     trpc.modelProviders.remove.mutationOptions({
       onSuccess: (provider) => {
         notifyDone(`${provider.name} was removed.`);
-        if (editing?.id === provider.id) router.replace("/settings/providers");
+        if (editing?.id === provider.id) url.show({});
         void refresh();
       },
     }),
   );
   const closeEditor = () => {
-    router.replace("/settings/providers");
+    url.show({});
     void refresh();
   };
 
@@ -63,9 +63,7 @@ function Providers() {
           empty="No providers yet: agents use the built-in offline model (and the operator's default, if set) until you add one."
           columns={[
             {
-              key: "name",
-              header: "Name",
-              sortValue: (provider) => provider.name,
+              ...NAME_COLUMN,
               nowrap: true,
               cell: (provider) => (
                 <>
@@ -115,7 +113,7 @@ function Providers() {
                 <span className="row">
                   <button
                     type="button"
-                    onClick={() => router.replace(`/settings/providers?edit=${encodeURIComponent(provider.slug)}`)}
+                    onClick={() => url.show({ edit: provider.slug })}
                     aria-pressed={editing?.id === provider.id}
                   >
                     <Pencil size={16} aria-hidden className="icon" />

@@ -53,10 +53,8 @@ import {
   updateSource,
 } from "@/server/services/knowledge/sources";
 import { ifMatchOf, tagged } from "../../entity-tags";
-import { memberProcedure, router, scopedProcedure } from "../../init";
-import { restProcedures, memberCalls } from "../../service-procedures";
-
-const rest = restProcedures("Knowledgebases");
+import { memberProcedure, scopedProcedure } from "../../init";
+import { restRouter, memberCalls } from "../../service-procedures";
 
 const PAGE_PRECONDITIONS = z.object({
   "If-Match": z.string().optional().meta({
@@ -71,7 +69,7 @@ const ExportOutput = z.object({
   sources: z.array(Source.extend({ text: z.string() })),
 });
 
-export const knowledgeRouter = router({
+export const knowledgeRouter = restRouter("Knowledgebases", (rest) => ({
   list: rest.query(listKnowledgebases, {
     path: "/knowledgebases",
     summary: "List knowledgebases",
@@ -296,4 +294,4 @@ export const knowledgeRouter = router({
   revisions: memberCalls.queryWith(listRevisions, PageIdInput, PageRevisionsOutput),
 
   testRetrieval: memberCalls.queryWith(testRetrieval, RetrievalTestInput, RetrievalTestOutput),
-});
+}));

@@ -7,12 +7,9 @@ import {
   ReadAuditLogOutput,
 } from "@/schemas/org/audit";
 import { auditFilterOptions, exportAuditEvents, listAuditEvents, readAuditLog } from "@/server/services/org/audit-log";
-import { router } from "../../init";
-import { memberCalls, restProcedures } from "../../service-procedures";
+import { memberCalls, restRouter } from "../../service-procedures";
 
-const rest = restProcedures("Audit log");
-
-export const auditRouter = router({
+export const auditRouter = restRouter("Audit log", (rest) => ({
   list: rest.query(listAuditEvents, {
     path: "/audit-events",
     summary: "List audit events",
@@ -44,4 +41,4 @@ export const auditRouter = router({
 
   /** Console only: the people, keys and items the filters offer by name. */
   filterOptions: memberCalls.query(auditFilterOptions, AuditFilterOptions),
-});
+}));

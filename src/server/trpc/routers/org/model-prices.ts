@@ -5,12 +5,10 @@ import {
   ModelPriceOutput,
 } from "@/schemas/org/model-prices";
 import { deleteModelPrice, listModelPrices, setModelPrice } from "@/server/services/org/model-prices";
-import { router, scopedProcedure } from "../../init";
-import { answeringAs, restProcedures } from "../../service-procedures";
+import { scopedProcedure } from "../../init";
+import { answeringAs, restRouter } from "../../service-procedures";
 
-const rest = restProcedures("Model prices");
-
-export const modelPricesRouter = router({
+export const modelPricesRouter = restRouter("Model prices", (rest) => ({
   list: scopedProcedure(listModelPrices.requirement)
     .meta({
       openapi: {
@@ -41,4 +39,4 @@ export const modelPricesRouter = router({
     errors: ["not_found"],
     input: ModelPriceIdInput,
   }),
-});
+}));

@@ -1,12 +1,9 @@
 import { z } from "zod";
 import { ListModelsOutput } from "@/schemas/org/model";
 import { listModels } from "@/server/services/org/models";
-import { router } from "../../init";
-import { restProcedures } from "../../service-procedures";
+import { restRouter } from "../../service-procedures";
 
-const rest = restProcedures("Models");
-
-export const modelsRouter = router({
+export const modelsRouter = restRouter("Models", (rest) => ({
   list: rest.query(listModels, {
     path: "/models",
     summary: "List the models agents can use",
@@ -15,4 +12,4 @@ export const modelsRouter = router({
     input: z.strictObject({}),
     output: ListModelsOutput,
   }),
-});
+}));

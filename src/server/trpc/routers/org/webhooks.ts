@@ -25,12 +25,9 @@ import {
   sendWebhookTestEvent,
   updateWebhookEndpoint,
 } from "@/server/services/org/webhooks";
-import { router } from "../../init";
-import { restProcedures } from "../../service-procedures";
+import { restRouter } from "../../service-procedures";
 
-const rest = restProcedures("Webhooks");
-
-export const webhooksRouter = router({
+export const webhooksRouter = restRouter("Webhooks", (rest) => ({
   create: rest.mutation("POST", createWebhookEndpoint, {
     path: "/webhook-endpoints",
     summary: "Register a webhook endpoint",
@@ -110,4 +107,4 @@ export const webhooksRouter = router({
     input: SendWebhookTestEventInput,
     output: WebhookTestEventOutput,
   }),
-});
+}));

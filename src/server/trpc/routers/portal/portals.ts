@@ -29,12 +29,10 @@ import {
   rotateEmbedSecret,
   updatePortal,
 } from "@/server/services/portal/portals";
-import { router, scopedProcedure } from "../../init";
-import { answeringAs, restProcedures } from "../../service-procedures";
+import { scopedProcedure } from "../../init";
+import { answeringAs, restRouter } from "../../service-procedures";
 
-const rest = restProcedures("Portals");
-
-export const portalsRouter = router({
+export const portalsRouter = restRouter("Portals", (rest) => ({
   list: rest.query(listPortals, {
     path: "/portals",
     summary: "List portals",
@@ -122,4 +120,4 @@ export const portalsRouter = router({
     .input(GroupIdInput)
     .output(z.array(GroupPortalAdmission))
     .query(({ ctx, input }) => listGroupAdmissions(ctx.db, ctx.actor, input)),
-});
+}));

@@ -47,12 +47,10 @@ import {
   ImportEndUsersOutput,
 } from "@/schemas/provisioning/end-user-batches";
 import { bulkEndUserAction, importEndUsers } from "@/server/services/provisioning/end-user-batches";
-import { router, scopedProcedure } from "../../init";
-import { answeringAs, restProcedures } from "../../service-procedures";
+import { scopedProcedure } from "../../init";
+import { answeringAs, restRouter } from "../../service-procedures";
 
-const rest = restProcedures("End users");
-
-export const endUsersRouter = router({
+export const endUsersRouter = restRouter("End users", (rest) => ({
   provision: rest
     .route("POST", provisionEndUser.requirement, {
       path: "/end-users",
@@ -224,4 +222,4 @@ export const endUsersRouter = router({
     .input(EffectiveAccessInput)
     .output(EffectiveAccessOutput)
     .query(({ ctx, input }) => effectiveAccess(ctx.db, ctx.actor, input)),
-});
+}));

@@ -15,12 +15,10 @@ import {
   tierPlanSubscribers,
   updateTierPlan,
 } from "@/server/services/provisioning/tier-plans";
-import { router, scopedProcedure } from "../../init";
-import { answeringAs, restProcedures } from "../../service-procedures";
+import { scopedProcedure } from "../../init";
+import { answeringAs, restRouter } from "../../service-procedures";
 
-const rest = restProcedures("Tier plans");
-
-export const tierPlansRouter = router({
+export const tierPlansRouter = restRouter("Tier plans", (rest) => ({
   list: rest.query(listTierPlans, {
     path: "/tier-plans",
     summary: "List tier plans",
@@ -59,4 +57,4 @@ export const tierPlansRouter = router({
     .input(TierPlanIdInput)
     .output(TierPlanOutput)
     .mutation(async ({ ctx, input }) => ({ tierPlan: await archiveTierPlan(ctx.db, ctx.actor, input) })),
-});
+}));

@@ -28,12 +28,10 @@ import {
   removeGroupMember,
   updateUserGroup,
 } from "@/server/services/provisioning/user-groups";
-import { router, scopedProcedure } from "../../init";
-import { answeringAs, restProcedures } from "../../service-procedures";
+import { scopedProcedure } from "../../init";
+import { answeringAs, restRouter } from "../../service-procedures";
 
-const rest = restProcedures("User groups");
-
-export const userGroupsRouter = router({
+export const userGroupsRouter = restRouter("User groups", (rest) => ({
   create: rest.mutation("POST", answeringAs("userGroup", createUserGroup), {
     path: "/user-groups",
     summary: "Create an empty user group",
@@ -136,4 +134,4 @@ export const userGroupsRouter = router({
     .input(GroupIdInput)
     .output(z.array(Grant))
     .query(({ ctx, input }) => listGroupGrants(ctx.db, ctx.actor, input)),
-});
+}));

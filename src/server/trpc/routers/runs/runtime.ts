@@ -40,8 +40,22 @@ import { listTestRuns, runTests } from "@/server/services/builder/test-runs";
 import { previewDraft } from "@/server/services/builder/draft-preview";
 import { getTestSuite, saveTestSuite } from "@/server/services/builder/test-suites";
 import { transact } from "@/server/services/runs/transactions";
+import type { ErrorCode } from "@/server/errors";
 import { router } from "../../init";
 import { answeringAs, forKind, memberCalls, restProcedures } from "../../service-procedures";
+
+/** Why a run of an app's live version is refused, through either door: a conversation turn or a transaction. */
+const APP_RUN_REFUSALS: ErrorCode[] = [
+  "version_not_found",
+  "service_disabled",
+  "insufficient_credits",
+  "model_not_in_plan",
+  "unpublished_dependencies",
+  "not_found",
+  "run_limit_exceeded",
+  "invalid_workflow",
+  "provider_error",
+];
 
 const appsRest = restProcedures("Apps");
 const filesRest = restProcedures("Files");
@@ -145,18 +159,7 @@ export const runtimeRouter = router({
         description:
           'The run reached a flow\'s approval node and waits for a decision: `{executionId, conversation_id, status: "awaiting_approval"}`',
       },
-      errors: [
-        "version_not_found",
-        "service_disabled",
-        "insufficient_credits",
-        "model_not_in_plan",
-        "unpublished_dependencies",
-        "not_found",
-        "run_limit_exceeded",
-        "invalid_workflow",
-        "provider_error",
-        "unsupported_attachment",
-      ],
+      errors: [...APP_RUN_REFUSALS, "unsupported_attachment"],
       input: ConversationInput,
       output: ConverseOutput,
     })
@@ -227,18 +230,8 @@ export const runtimeRouter = router({
         description:
           'The run reached a flow\'s approval node and waits for a decision: `{executionId, status: "awaiting_approval"}`; `GET /executions/{executionId}` has its output once it ends',
       },
-      errors: [
-        "version_not_found",
-        "service_disabled",
-        "insufficient_credits",
-        "model_not_in_plan",
-        "unpublished_dependencies",
-        "not_found",
-        "output_invalid",
-        "run_limit_exceeded",
-        "invalid_workflow",
-        "provider_error",
-      ],
+      // Before provider_error, as the document has always listed the two 502 codes.
+      errors: ["output_invalid", ...APP_RUN_REFUSALS],
       input: TransactionInput,
       output: TransactOutput,
     })

@@ -12,12 +12,9 @@ import {
 } from "@/schemas/runs/usage";
 import { listRefusals } from "@/server/services/runs/run-refusals";
 import { endUsersNearLimit, getScopedUsage, getUsage } from "@/server/services/runs/usage";
-import { router } from "../../init";
-import { memberCalls, restProcedures } from "../../service-procedures";
+import { memberCalls, restRouter } from "../../service-procedures";
 
-const rest = restProcedures("Usage");
-
-export const usageRouter = router({
+export const usageRouter = restRouter("Usage", (rest) => ({
   get: rest
     .route("GET", getUsage.requirement, {
       path: "/usage",
@@ -54,4 +51,4 @@ export const usageRouter = router({
     z.strictObject({ limit: z.number().int().min(1).max(20).default(5) }),
     EndUsersNearLimitOutput,
   ),
-});
+}));
