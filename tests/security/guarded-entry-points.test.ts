@@ -48,7 +48,7 @@ const UNGUARDED: Record<string, string> = {
   "knowledge/pages-shared.heldForReview":
     "records the review of a page write the guarded createPage or patchPage holds",
   "portal/portal-access.runFor": "the access rule converse and transact apply after their guard",
-  "runs/conversations.appRunFor": "the first refusals converse and transact share after their guard, runFor among them",
+  "runs/app-runs.appRunFor": "the first refusals converse and transact share after their guard, runFor among them",
   "portal/portal-apps.listPortalApps": "the portal door's; its end user is checked by the portal session",
   "runs/end-user-conversations.listEndUserConversations": "the portal door's; only the end user's own conversations",
   "runs/end-user-conversations.getEndUserConversation": "the portal door's; only the end user's own conversation",

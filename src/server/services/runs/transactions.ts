@@ -14,7 +14,7 @@ import { RUN_LIMITS, runLimitExceeded } from "@/server/runtime/limits";
 import { runApp } from "@/server/runtime/run";
 import { isApprovalPause, newRunContext } from "@/server/runtime/run-context";
 import { pauseForApproval } from "./approval-pause";
-import { appRunFor, chargeAppRun } from "./conversations";
+import { appRunFor, chargeAppRun } from "./app-runs";
 
 /** What the app is asked for a transaction: its input, and the output's JSON Schema. */
 export function transactionMessage(input: Record<string, unknown>, outputSchema: unknown): string {
