@@ -144,6 +144,18 @@ describe("lexical ranking features", () => {
     expect((await synonymsOf("folder", { ...VOCABULARY_DEFAULTS, senses: 0 })).synonyms).toEqual([]);
   });
 
+  it("widens a word the same way whatever question asked it before (its synonyms are kept per process)", async () => {
+    // "directory" is one of "folder"'s synonyms, left out where the question says it itself.
+    const alone = await synonymsOf("How do I delete a folder?", VOCABULARY_DEFAULTS);
+    expect(alone.synonyms).toContain("directory");
+    const both = await synonymsOf("delete the folder or directory", VOCABULARY_DEFAULTS);
+    expect(both.synonyms).not.toContain("directory");
+    expect(await synonymsOf("How do I delete a folder?", VOCABULARY_DEFAULTS)).toEqual(alone);
+    expect(
+      (await synonymsOf("How do I delete a folder?", { ...VOCABULARY_DEFAULTS, sources: "table" })).synonyms,
+    ).not.toContain("booklet");
+  });
+
   it("weighs a question-intent word like 'want' little when the question has other terms, in english only", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const key = tenant.orgKey.secret;

@@ -205,17 +205,26 @@ async function organizationModel(
   return model ? { row, upstreamId, acceptsImages: readsImages(row, model) } : null;
 }
 
+// The model modules, loaded when first used and then kept: each import() goes through the module
+// loader again (tens of µs), and a turn asks for a model once per member.
+const importOffline = () => import("./offline-model");
+const importProvider = () => import("./provider-model");
+let offline: ReturnType<typeof importOffline> | undefined;
+let provider: ReturnType<typeof importProvider> | undefined;
+const offlineModule = () => (offline ??= importOffline());
+const providerModule = () => (provider ??= importProvider());
+
 /** The model for an id the organization may use; unknown ids (a provider since removed) fall back to the built-in model. */
 export async function modelFor(db: Db, organizationId: string, id: string | undefined): Promise<ChatModel> {
   if (id && id !== BUILTIN_MODEL_ID) {
     const fromEnv = envModels().find((model) => model.id === id);
     if (fromEnv) {
-      const { providerModel } = await import("./provider-model");
+      const { providerModel } = await providerModule();
       return providerModel(fromEnv, envConnection(), id);
     }
     const own = await organizationModel(db, organizationId, id);
     if (own) {
-      const { providerModel } = await import("./provider-model");
+      const { providerModel } = await providerModule();
       return providerModel(
         { id, name: `${own.row.name}: ${own.upstreamId}`, provider: own.row.slug, acceptsImages: own.acceptsImages },
         connectionOf(own.row),
@@ -223,7 +232,7 @@ export async function modelFor(db: Db, organizationId: string, id: string | unde
       );
     }
   }
-  const { offlineModel } = await import("./offline-model");
+  const { offlineModel } = await offlineModule();
   return offlineModel;
 }
 
@@ -239,7 +248,7 @@ export async function embeddingModelFor(
 ): Promise<EmbeddingModel | null> {
   const choice = embeddingChoice(rows ?? (await pooledProviderRows(db, organizationId)).rows);
   if (!choice) return null;
-  const { providerEmbedding } = await import("./provider-model");
+  const { providerEmbedding } = await providerModule();
   return providerEmbedding(connectionOf(choice.row), choice.modelId);
 }
 
@@ -265,7 +274,7 @@ function embeddingChoice(rows: ProviderRow[]): { row: ProviderRow; modelId: stri
 export async function rerankModelFor(rows: ProviderRow[]): Promise<CompletionModel | null> {
   const row = rows.find(hasChatModel);
   if (!row) return null;
-  const { providerCompletion } = await import("./provider-model");
+  const { providerCompletion } = await providerModule();
   return providerCompletion(connectionOf(row), offered(row).find((m) => m.kind === "chat")!.id);
 }
 

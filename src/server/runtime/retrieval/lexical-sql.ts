@@ -162,7 +162,8 @@ function questionTerms(): string {
       select l.weight, tsvector_to_array(${shortTsvector("'english'::regconfig", "l.word")}) as lexemes
       from unnest(${param.lightWords}::text[], ${param.lightWeights}::float8[]) as l(word, weight)
     ),
-    intent_terms as (
+    -- Materialized: read for each term of the question, it would otherwise run once per term.
+    intent_terms as materialized (
       select q.kb, q.term_no, min(l.weight) as weight from question_terms q join light_words l on q.lexeme = any(l.lexemes)
       where q.cfg = 'english'::regconfig
         and exists (select 1 from question_terms o where o.kb = q.kb and not exists (select 1 from light_words m where o.lexeme = any(m.lexemes)))
@@ -180,17 +181,23 @@ function synonymTerms(): string {
     -- for english knowledgebases only, each standing for the question term it widens (origin);
     -- a synonym that is one of the question's own terms is that term. A synonym of several words
     -- ("file system" for "filesystem") is a phrase: its words next to each other, in order.
+    -- Each word and synonym is stemmed once per question (materialized): joined with the question's
+    -- terms, the word's stemming ran once per synonym and term.
+    synonym_words as materialized (
+      select e.n, tsvector_to_array(${shortTsvector("'english'::regconfig", "e.word")}) as word_lexemes, s.lexeme, s.phrase
+      from unnest(${param.synonymWords}::text[], ${param.synonyms}::text[]) with ordinality as e(word, synonym, n)
+      cross join lateral (
+        select w.lexeme, null::tsquery as phrase from unnest(${shortTsvector("'english'::regconfig", "e.synonym")}) as w where strpos(e.synonym, ' ') = 0
+        union all
+        select p::text, p from phraseto_tsquery('english'::regconfig, atrium_search_text(e.synonym)) as p where strpos(e.synonym, ' ') > 0 and numnode(p) > 1
+      ) s
+    ),
     synonym_terms as (
       select kb, cfg, lexeme, phrase, origin from (
-        select k.id as kb, k.cfg, s.lexeme, s.phrase, q.term_no as origin, row_number() over (partition by k.id, s.lexeme order by e.n) as nth
+        select k.id as kb, k.cfg, s.lexeme, s.phrase, q.term_no as origin, row_number() over (partition by k.id, s.lexeme order by s.n, q.term_no) as nth
         from kbs k
-        cross join unnest(${param.synonymWords}::text[], ${param.synonyms}::text[]) with ordinality as e(word, synonym, n)
-        cross join lateral (
-          select w.lexeme, null::tsquery as phrase from unnest(${shortTsvector("k.cfg", "e.synonym")}) as w where strpos(e.synonym, ' ') = 0
-          union all
-          select p::text, p from phraseto_tsquery(k.cfg, atrium_search_text(e.synonym)) as p where strpos(e.synonym, ' ') > 0 and numnode(p) > 1
-        ) s
-        join question_terms q on q.kb = k.id and q.lexeme = any(tsvector_to_array(${shortTsvector("k.cfg", "e.word")}))
+        join question_terms q on q.kb = k.id
+        join synonym_words s on q.lexeme = any(s.word_lexemes)
         where k.cfg = 'english'::regconfig and not exists (select 1 from question_terms o where o.kb = k.id and o.lexeme = s.lexeme)
       ) firsts where nth = 1
     ),
@@ -352,13 +359,14 @@ function rescored(chunkTable: string): string {
       from best b join ${chunkTable} ch on ch.id = b.row_id where b.kind = 'source'
     ),
     -- The best few are scored again with costlier signals: terms in a heading or the title, the phrase, proximity.
+    -- The title's tsvector once a passage (offset 0): inlined, it was parsed again for each term.
     scored as (
       select b.*, q.all_terms, q.cfg, b.coverage
         + coalesce(${bestCredits("b.tsv @@ w.tq_heading")}, 0) / q.total * ${HEADING_WEIGHT}
         + coalesce(${bestCredits("t.title_tsv @@ w.tq")}, 0) / q.total * ${TITLE_WEIGHT}
         + (case when q.term_count > 1 and b.tsv @@ q.phrase then ${PHRASE_BONUS} else 0 end)
         + ts_rank_cd(b.tsv, q.any_term, 2) * ${PROXIMITY_WEIGHT} as score
-      from passages b join queries q on q.kb = b.kb cross join lateral (select ${shortTsvector("q.cfg", "b.title")} as title_tsv) t
+      from passages b join queries q on q.kb = b.kb cross join lateral (select ${shortTsvector("q.cfg", "b.title")} as title_tsv offset 0) t
     )`;
 }
 

@@ -242,6 +242,32 @@ function dottedNames(question: string): Synonyms {
 /** Punctuation that ends a sentence or clause, not the name it follows ("see /etc/fstab."). */
 const SENTENCE_PUNCTUATION = new Set(".,;:!?)\"'");
 
+/**
+ * A word's synonyms before the question's own words are taken out: its compound's parts, the
+ * table's, then WordNet's senses. With the default options they are kept per process (the
+ * thesaurus and the table never change while it runs): the bisections cost tens of µs a question.
+ */
+const candidatesKept = new Map<string, string[]>();
+const CANDIDATES_KEPT = 10_000;
+
+function candidatesOf(book: Thesaurus | null, word: string, options: VocabularyOptions): string[] {
+  const keep = options === VOCABULARY_DEFAULTS;
+  const kept = keep ? candidatesKept.get(word) : undefined;
+  if (kept) return kept;
+  const said =
+    options.sources === "wordnet"
+      ? []
+      : (baseForm(word, (lemma) => (options.withoutEntries?.has(lemma) ? null : SOFTWARE_VOCABULARY.get(lemma))) ?? []);
+  const groups = book ? (baseForm(word, (lemma) => lookUp(book, lemma)) ?? []) : [];
+  const parts = book ? compoundParts(book, word) : null;
+  const candidates = [...new Set([...(parts ? [parts] : []), ...said, ...groups.slice(0, options.senses).flat()])];
+  if (keep) {
+    if (candidatesKept.size >= CANDIDATES_KEPT) candidatesKept.clear();
+    candidatesKept.set(word, candidates);
+  }
+  return candidates;
+}
+
 /** The synonyms a question brings, at most MAX_SYNONYM_TERMS, its earlier words first. */
 export async function synonymsOf(question: string, options: VocabularyOptions): Promise<Synonyms> {
   const result: Synonyms = { words: [], synonyms: [] };
@@ -254,14 +280,7 @@ export async function synonymsOf(question: string, options: VocabularyOptions): 
   for (const word of words) {
     // An intent word that weighs little is not widened: its synonyms would take others' places.
     if (options.intentWeight < 1 && INTENT.has(word)) continue;
-    const said =
-      options.sources === "wordnet"
-        ? []
-        : (baseForm(word, (lemma) => (options.withoutEntries?.has(lemma) ? null : SOFTWARE_VOCABULARY.get(lemma))) ??
-          []);
-    const groups = book ? (baseForm(word, (lemma) => lookUp(book, lemma)) ?? []) : [];
-    const parts = book ? compoundParts(book, word) : null;
-    const taken = [...new Set([...(parts ? [parts] : []), ...said, ...groups.slice(0, options.senses).flat()])]
+    const taken = candidatesOf(book, word, options)
       .filter((synonym) => !words.has(synonym))
       .slice(0, options.perWord);
     for (const synonym of taken) {
