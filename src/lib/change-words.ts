@@ -81,7 +81,13 @@ export function actionWords(action: string): string {
   return `${thing.charAt(0).toUpperCase()}${thing.slice(1)} ${VERB_WORDS[verb]}`;
 }
 
-const RELATIVE = new Intl.RelativeTimeFormat("en", { numeric: "auto", style: "long" });
+// Made on first use: the first Intl formatter of a process loads ICU's locale data, about 7 MB
+// that a server which never words a time (only the console does) would hold from its start.
+let relative: Intl.RelativeTimeFormat | undefined;
+const RELATIVE = {
+  format: (value: number, unit: Intl.RelativeTimeFormatUnit) =>
+    (relative ??= new Intl.RelativeTimeFormat("en", { numeric: "auto", style: "long" })).format(value, unit),
+};
 
 /** "just now", "3 minutes ago", "2 hours ago", "yesterday"; past a week, the date. */
 export function agoWords(at: string | Date, now: Date = new Date()): string {

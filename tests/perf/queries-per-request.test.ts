@@ -179,14 +179,45 @@ describe("statements per request, once the process has seen the key", () => {
     const detail = await server.statementsOf(async () => {
       expect((await api("GET", `/end-users/${endUserId}`, { key, handler: server.handler })).status).toBe(200);
     });
-    expect(detail).toHaveLength(2);
-    expect(detail[0]).toBe("atrium_key_count");
+    expect(detail).toEqual(["atrium_key_count", "atrium_end_user_details"]);
 
     const knowledgebase = await server.statementsOf(async () => {
       expect((await api("GET", `/knowledgebases/${kb}`, { key, handler: server.handler })).status).toBe(200);
     });
-    expect(knowledgebase).toHaveLength(2);
-    expect(knowledgebase[0]).toBe("atrium_key_count");
+    expect(knowledgebase).toEqual(["atrium_key_count", "atrium_knowledgebase_details"]);
+  });
+
+  it("GET /end-users/{id} and GET /knowledgebases/{id} asked together, of two organizations: one statement for each kind", async () => {
+    const server = serverProcess();
+    const tenants = [await newOrganization(), await newOrganization()];
+    const reads = await Promise.all(
+      tenants.map(async (tenant) => {
+        const key = tenant.orgKey.secret;
+        const users = [];
+        for (let i = 0; i < 3; i++) {
+          const created = await api("POST", "/end-users", { key, body: { email: email() } });
+          users.push(created.body.endUser.id as string);
+        }
+        return { key, users, kb: await newKnowledgebase(tenant) };
+      }),
+    );
+    await server.statementsOf(() =>
+      Promise.all(reads.map(({ key }) => api("GET", "/models", { key, handler: server.handler }))),
+    );
+    const get = (key: string, path: string) => api("GET", path, { key, handler: server.handler });
+    const statements = await server.statementsOf(async () => {
+      const answers = await Promise.all(
+        reads.flatMap(({ key, users, kb }) => [
+          ...users.map((id) => get(key, `/end-users/${id}`)),
+          get(key, `/knowledgebases/${kb}`),
+        ]),
+      );
+      expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(200));
+      expect(answers.map((answer) => answer.body.endUser?.id ?? answer.body.id)).toEqual(
+        reads.flatMap(({ users, kb }) => [...users, kb]),
+      );
+    });
+    expect(statements.sort()).toEqual(["atrium_end_user_details", "atrium_key_count", "atrium_knowledgebase_details"]);
   });
 
   it("a conversation turn: six (was eight), its usage totals and rows by model in one, the prices read with the app", async () => {

@@ -78,6 +78,21 @@ describe("GET /end-users/{id}", () => {
     expect(reset.creditsResetAt.getTime()).toBeGreaterThan(Date.now());
   });
 
+  it("read in the same statement as another organization's, each answers only its own end user", async () => {
+    const [owner, other] = await Promise.all([newOrganization(), newOrganization()]);
+    const created = await api("POST", "/end-users", { key: owner.orgKey.secret, body: { email: email() } });
+    const endUserId: string = created.body.endUser.id;
+    // Asked together, the reads share one statement (services/support/batched-reads.ts).
+    const [own, foreign] = await Promise.all([
+      api("GET", `/end-users/${endUserId}`, { key: owner.orgKey.secret }),
+      api("GET", `/end-users/${endUserId}`, { key: other.orgKey.secret }),
+    ]);
+    expect(own.status).toBe(200);
+    expect(own.body.endUser.id).toBe(endUserId);
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.error.code).toBe("not_found");
+  });
+
   it("is 404 not_found for another organization's end user and for an unknown id", async () => {
     const [owner, other] = await Promise.all([newOrganization(), newOrganization()]);
     const created = await api("POST", "/end-users", { key: owner.orgKey.secret, body: { email: email() } });

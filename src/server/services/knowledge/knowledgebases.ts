@@ -22,6 +22,7 @@ import { changesBetween, recorded, recordEvent } from "../org/events";
 import { findKnowledgebase, refuseOverPlanCap } from "../support/knowledge-access";
 import { nameContains } from "../org/name-search";
 import { getPage } from "./pages";
+import { batchedReader } from "../support/batched-reads";
 import { isoUtc } from "../support/sql-json";
 import { pick } from "@/lib/pick";
 
@@ -189,8 +190,10 @@ export function pageIndex(rows: IndexRow[]): PageIndexEntry[] {
 }
 
 /**
- * The knowledgebase with its sources and page index in one statement on the pool (a hot read),
- * explicit columns only: sources as the API shows them, pages as index rows for pageIndex().
+ * The knowledgebases asked for together (batched-reads.ts), each with its sources and page index,
+ * in one statement on the pool (a hot read). Each is read in a lateral subquery that `limit 1`
+ * keeps from being merged into a join, so that the plan probes the primary key once for each id
+ * (merged, the planner guesses a thousand ids and may hash the whole table). Explicit columns only: sources as the API shows them, pages as index rows for pageIndex().
  * Built as json, not jsonb: the rows are only read back as text, and jsonb's binary form would
  * be built and then printed again. Each list is json_agg over a subquery whose column names are
  * the fields: PostgreSQL builds those objects from the row's own layout, about a fifth faster for
@@ -199,7 +202,9 @@ export function pageIndex(rows: IndexRow[]): PageIndexEntry[] {
  * processing at the aggregate's level, such as a join, as what could reorder it, so keep none
  * there (tests/knowledge/knowledgebases.test.ts checks the order).
  */
-const KNOWLEDGEBASE_DETAIL = `
+const KNOWLEDGEBASE_DETAILS = `
+  select a.i, d.* from generate_subscripts($2::uuid[], 1) as a(i)
+  cross join lateral (
   select k.id, k.name, k.description, k.language, k.search_mode as "searchMode", k.rerank, ${isoUtc("k.created_at")} as "createdAt", ${isoUtc("k.updated_at")} as "updatedAt",
     coalesce((
       select json_agg(source) from (
@@ -208,40 +213,39 @@ const KNOWLEDGEBASE_DETAIL = `
           coalesce(s.error_message, '') as "errorMessage", s.created_via as "createdVia",
           case when s.refresh in ('daily', 'weekly') then s.refresh end as refresh,
           ${isoUtc("s.checked_at")} as "checkedAt", coalesce(s.refresh_error, '') as "refreshError", s.crawl_id as "crawlId"
-        from sources s where s.organization_id = $1 and s.knowledgebase_id = k.id
+        from sources s where s.organization_id = k.organization_id and s.knowledgebase_id = k.id
         order by s.created_at, s.id) source), '[]'::json) as sources,
     coalesce((
       select json_agg(crawl) from (
         select c.id, c.start_url as "startUrl", c.max_pages as "maxPages", c.max_depth as "maxDepth",
           case when c.refresh in ('daily', 'weekly') then c.refresh end as refresh, c.status,
-          (select count(*)::int from sources s where s.crawl_id = c.id and s.organization_id = $1) as pages,
+          (select count(*)::int from sources s where s.crawl_id = c.id and s.organization_id = k.organization_id) as pages,
           ${isoUtc("c.created_at")} as "startedAt", ${isoUtc("c.finished_at")} as "finishedAt"
-        from crawls c where c.organization_id = $1 and c.knowledgebase_id = k.id
+        from crawls c where c.organization_id = k.organization_id and c.knowledgebase_id = k.id
         order by c.created_at desc, c.id) crawl), '[]'::json) as crawls,
     coalesce((
       select json_agg(page) from (
         select p.id, p.title, p.template_key as "templateKey", p.parent_page_id as "parentPageId",
           ${isoUtc("p.updated_at")} as "updatedAt", p.hook, p.is_folder as "isFolder"
-        from pages p where p.organization_id = $1 and p.knowledgebase_id = k.id
+        from pages p where p.organization_id = k.organization_id and p.knowledgebase_id = k.id
         order by p.created_at, p.id) page), '[]'::json) as pages
   from knowledgebases k
-  where k.id = $2 and k.organization_id = $1 and k.end_user_id is null`;
+  where k.id = ($2::uuid[])[a.i] and k.organization_id = ($1::uuid[])[a.i] and k.end_user_id is null
+  limit 1) d`;
 
 interface KnowledgebaseDetailRow extends KnowledgebaseColumns<string> {
+  i: number;
   sources: Source[];
   crawls: CrawlSummary[];
   pages: IndexRow[];
 }
 
+const readKnowledgebase = batchedReader<KnowledgebaseDetailRow>("atrium_knowledgebase_details", KNOWLEDGEBASE_DETAILS);
+
 export const getKnowledgebase = guarded(
   { scope: "knowledge:read" },
   async function getKnowledgebase(db: Db, actor: Actor, input: { knowledgebaseId: string }): Promise<Knowledgebase> {
-    const { rows } = await db.pool.query<KnowledgebaseDetailRow>({
-      name: "atrium_knowledgebase_detail",
-      text: KNOWLEDGEBASE_DETAIL,
-      values: [actor.organizationId, input.knowledgebaseId],
-    });
-    const row = rows[0];
+    const row = await readKnowledgebase(db, actor.organizationId, input.knowledgebaseId);
     if (!row) throw new AppError("not_found", "No knowledgebase with that id in this organization.");
     return {
       ...settingsOf(row),

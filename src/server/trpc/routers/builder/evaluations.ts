@@ -29,6 +29,7 @@ import {
   listEvalRuns,
   startEvalRun,
 } from "@/server/services/builder/evaluations";
+import { groupedDigits } from "@/lib/digits";
 import { router } from "../../init";
 import { answeringAs, forKind, restProcedures } from "../../service-procedures";
 
@@ -39,7 +40,7 @@ function evaluationProcedures(kind: BuilderKind, plural: "agents" | "flows" | "a
     importDataset: rest.mutation("POST", answeringAs("dataset", forKind(importDataset, kind)), {
       path: path("/datasets"),
       summary: `Import an evaluation dataset of the ${kind}`,
-      description: `Up to ${EVAL_LIMITS.cases.toLocaleString("en")} cases, kept with the ${kind}; a bad line is \`invalid_request\` naming it (\`line\`), nothing written.`,
+      description: `Up to ${groupedDigits(EVAL_LIMITS.cases)} cases, kept with the ${kind}; a bad line is \`invalid_request\` naming it (\`line\`), nothing written.`,
       successStatus: 201,
       errors: ["not_found"],
       input: ImportDatasetInput,
