@@ -56,6 +56,7 @@ export const ISOLATED_TEST_FILES = [
   "tests/runtime/reservations.test.ts",
   "tests/runtime/resume.test.ts",
   "tests/runtime/stream-coalescing.test.ts",
+  "tests/runtime/stream-stores.test.ts",
   "tests/runtime/stream.test.ts",
   "tests/runtime/supervisor-tools.test.ts",
   "tests/runtime/test-run-leases.test.ts",

@@ -30,6 +30,15 @@ export interface StoredEvent {
 /** Wakes a reader: with the batch just stored, or without (then it reads storage). */
 type Wake = (stored?: readonly StoredEvent[]) => void;
 
+/**
+ * The most events a run hands out ahead of storage (services/runs/run-events.ts); past it (the
+ * database slow or away) its events go out as they are stored. A run whose process dies leaves
+ * its clients at most this far ahead of what was stored, so the error event that ends it
+ * (runtime/run-leases.ts) is numbered past that, where a client resuming after the last event it
+ * saw still finds it.
+ */
+export const UNSTORED_EVENTS = 1000;
+
 /** The most events a reader keeps handed and unsent: past it, it reads them from storage. */
 const HANDED_EVENTS = 1000;
 
@@ -38,6 +47,8 @@ interface Hub {
   readers: Map<string, Set<Wake>>;
   /** The runs this process runs, by id: what a cancel aborts. */
   owned: Map<string, AbortController>;
+  /** The events of this process's runs handed to its readers and not yet stored, by run id. */
+  unstored: Map<string, () => readonly StoredEvent[]>;
   client: pg.Client | null;
   listening: Promise<void> | null;
   closed: boolean;
@@ -48,7 +59,15 @@ const hubs = new WeakMap<Db, Hub>();
 function hubFor(db: Db): Hub {
   let hub = hubs.get(db);
   if (!hub) {
-    const created: Hub = { db, readers: new Map(), owned: new Map(), client: null, listening: null, closed: false };
+    const created: Hub = {
+      db,
+      readers: new Map(),
+      owned: new Map(),
+      unstored: new Map(),
+      client: null,
+      listening: null,
+      closed: false,
+    };
     hubs.set(db, created);
     onCloseDb(db, async () => {
       created.closed = true;
@@ -140,6 +159,10 @@ export function watchRun(db: Db, runId: string): RunWatch {
     woken = true;
     resolve?.(true);
   };
+  // Events already handed to this process's other readers may not be stored yet: this reader
+  // gets them as handed, so that with what it reads from storage it misses none.
+  const unstored = hub.unstored.get(runId)?.() ?? [];
+  if (unstored.length > 0) wake(unstored);
   const set = hub.readers.get(runId) ?? new Set();
   set.add(wake);
   hub.readers.set(runId, set);
@@ -188,6 +211,18 @@ export function ownRun(db: Db, runId: string, controller: AbortController): () =
   // A cancel from another process arrives by notification: listen now, not at the first reader.
   listen(hub).catch(() => {});
   return () => hub.owned.delete(runId);
+}
+
+/**
+ * The run's recorder keeps the events it handed and has not stored yet where a new reader of the
+ * run on this process finds them (watchRun); the function returned stops it.
+ */
+export function keepUnstored(db: Db, runId: string, events: () => readonly StoredEvent[]): () => void {
+  const hub = hubFor(db);
+  hub.unstored.set(runId, events);
+  return () => {
+    if (hub.unstored.get(runId) === events) hub.unstored.delete(runId);
+  };
 }
 
 /**

@@ -4,20 +4,19 @@ import type { Db } from "@/server/db";
 import { logger } from "@/server/observability/log";
 import { isUniqueViolation, whenDatabaseAnswers } from "@/server/runtime/database-wait";
 import { RUN_LIMITS, runLimitExceeded, STORED_EVENT_OVERHEAD } from "@/server/runtime/limits";
-import { eventsPayload, RUNS_CHANNEL, wakeRun, type StoredEvent } from "@/server/runtime/run-hub";
+import {
+  eventsPayload,
+  keepUnstored,
+  RUNS_CHANNEL,
+  UNSTORED_EVENTS,
+  wakeRun,
+  type StoredEvent,
+} from "@/server/runtime/run-hub";
 
 export type { StoredEvent };
 
-/** Consecutive deltas not yet stored are stored as one event up to this size. */
-const MERGED_DELTA_CHARS = 16 * 1024;
-
 export function isFinal(event: string): boolean {
   return event === "done" || event === "error";
-}
-
-interface PendingEvent {
-  event: string;
-  data: unknown;
 }
 
 /** One run's batch of events to store, after seq `first`. */
@@ -129,53 +128,93 @@ async function sendStores(db: Db, requests: StoreRequest[]): Promise<void> {
 }
 
 /**
- * A run's events on their way to storage, in order: each flush stores every pending event in one
- * statement that also notifies the listening processes, then hands them to this process's
- * readers (runtime/run-hub.ts: storage stays the record, read back only by the others). While
- * the database is away the run's events wait in order (runtime/database-wait.ts): none is
- * skipped, so the stored deltas always make the reply.
+ * How long a run's events wait, at most, before they are stored (issue 53). This process's
+ * readers are handed each event at once; storage, and the other processes' readers it wakes,
+ * get them every STORE_EVERY_MS, each run's in one batch: at 2,000 streams a store of every
+ * token was most of the server's database work, and its commit and NOTIFY most of PostgreSQL's.
+ */
+export const STORE_EVERY_MS = 100;
+
+/** The recorders with events to store at the next tick, and the one timer of that tick. */
+const dueRecorders = new Set<RunRecorder>();
+let storeTick: NodeJS.Timeout | null = null;
+
+function storeSoon(recorder: RunRecorder): void {
+  dueRecorders.add(recorder);
+  storeTick ??= setTimeout(() => {
+    storeTick = null;
+    const due = [...dueRecorders];
+    dueRecorders.clear();
+    for (const each of due) each.store();
+  }, STORE_EVERY_MS);
+}
+
+/**
+ * A run's events, in order: each gets its id (seq) when pushed and goes at once to this process's
+ * readers (runtime/run-hub.ts), then to storage with the run's other events of the same tick, in
+ * one statement that also notifies the listening processes. A final event (`done`, `error`) is
+ * stored at once, and handed only once stored: a client that saw it can count on a replay ending
+ * there. A reader that starts meanwhile is handed the events handed before and not yet stored, so
+ * with what it reads from storage it misses none. While the database is away the run's events
+ * wait in order (runtime/database-wait.ts): none is skipped.
  */
 export class RunRecorder {
   private used = 0;
-  private pending: PendingEvent[] = [];
+  /** Events not yet stored, in order. */
+  private unstored: StoredEvent[] = [];
+  /** The last event handed to this process's readers. */
+  private handed: number;
+  /** Store what waits now, not at the next tick: a final event came, or someone waits for the end. */
+  private urgent = false;
   private flushing: Promise<void> | null = null;
+  private readonly untrack: () => void;
 
   constructor(
     private readonly db: Db,
     private readonly runId: string,
     /** The last event stored before: a run continuing after an approval goes on from there. */
     private seq = 0,
-  ) {}
+  ) {
+    this.handed = seq;
+    this.untrack = keepUnstored(db, runId, () => this.unstored.filter((event) => event.seq <= this.handed));
+  }
 
   /** Queues an event; past the run's bound of stored events, ends the run (the final event is always kept). */
   push(event: string, data: unknown): void {
-    if (!isFinal(event)) {
-      this.used += JSON.stringify(data).length + STORED_EVENT_OVERHEAD;
+    const text = JSON.stringify(data);
+    const final = isFinal(event);
+    if (!final) {
+      this.used += text.length + STORED_EVENT_OVERHEAD;
       if (this.used > RUN_LIMITS.streamEventChars) throw runLimitExceeded("stream events");
     }
-    const last = this.pending.at(-1);
-    const text = (data as { text?: string }).text;
-    if (event === "delta" && last?.event === "delta" && typeof text === "string") {
-      const merged = (last.data as { text: string }).text + text;
-      if (merged.length <= MERGED_DELTA_CHARS) {
-        last.data = { text: merged };
-        return;
-      }
+    const stored: StoredEvent = { seq: ++this.seq, event, data: text };
+    this.unstored.push(stored);
+    if (final) {
+      this.urgent = true;
+      this.store();
+      return;
     }
-    this.pending.push({ event, data });
-    this.flushing ??= this.flush().finally(() => (this.flushing = null));
+    if (this.handed === stored.seq - 1 && this.unstored.length <= UNSTORED_EVENTS) {
+      this.handed = stored.seq;
+      wakeRun(this.db, this.runId, [stored]);
+    }
+    storeSoon(this);
+  }
+
+  /** Stores what waits (the tick's call, or at once when urgent). */
+  store(): void {
+    if (this.unstored.length > 0) this.flushing ??= this.flush().finally(() => (this.flushing = null));
   }
 
   private async flush(): Promise<void> {
-    while (this.pending.length > 0) {
-      const batch = this.pending.splice(0);
-      const first = this.seq;
-      this.seq += batch.length;
-      let tried = false;
+    do {
+      const batch = this.unstored.slice();
+      const first = batch[0]!.seq - 1;
       const events = batch.map((e) => e.event);
-      const data = batch.map((e) => JSON.stringify(e.data));
+      const data = batch.map((e) => e.data);
       const store = () => storeRunEvents(this.db, { runId: this.runId, first, events, data });
-      let stored: StoredEvent[] | undefined;
+      let tried = false;
+      let stored = false;
       try {
         await whenDatabaseAnswers("Storing a conversation run's events", async () => {
           try {
@@ -187,15 +226,41 @@ export class RunRecorder {
             throw error;
           }
         });
-        stored = events.map((event, i) => ({ seq: first + i + 1, event, data: data[i]! }));
+        stored = true;
       } catch (error) {
         logger().error({ err: error, runId: this.runId }, "Storing a conversation run's events failed");
       }
-      wakeRun(this.db, this.runId, stored);
-    }
+      this.unstored.splice(0, batch.length);
+      if (stored) this.handOnLate(batch);
+      else {
+        // The readers read storage.
+        this.handed = Math.max(this.handed, batch.at(-1)!.seq);
+        wakeRun(this.db, this.runId);
+      }
+    } while (this.urgent && this.unstored.length > 0);
+    if (this.unstored.length > 0) storeSoon(this);
   }
 
+  /**
+   * Hands on, in order, what was held back (past UNSTORED_EVENTS, or final) now that `batch` is
+   * stored, and what came meanwhile up to the bound, short of a final event not yet stored.
+   */
+  private handOnLate(batch: StoredEvent[]): void {
+    const late = batch.filter((event) => event.seq > this.handed);
+    for (const event of this.unstored.slice(0, UNSTORED_EVENTS)) {
+      if (isFinal(event.event)) break;
+      if (event.seq > (late.at(-1)?.seq ?? this.handed)) late.push(event);
+    }
+    if (late.length === 0) return;
+    this.handed = late.at(-1)!.seq;
+    wakeRun(this.db, this.runId, late);
+  }
+
+  /** Resolves once every event pushed is stored. */
   async drained(): Promise<void> {
+    this.urgent = true;
+    this.store();
     while (this.flushing) await this.flushing;
+    this.untrack();
   }
 }
