@@ -258,7 +258,7 @@ describe("statements per request, once the process has seen the key", () => {
 
 // Streams through a server of its own on a loaded two-core machine take a while.
 describe("a streamed turn", { timeout: 120_000 }, () => {
-  it("reads its stored events once to catch up, then is handed each stored batch by its own process", async () => {
+  it("reads its stored events once to catch up, then is handed each event by its own process", async () => {
     const server = serverProcess();
     const app = await publishedApp({ app: { orchestrationMode: "broadcast" } });
     const stream = async () => {
@@ -274,9 +274,11 @@ describe("a streamed turn", { timeout: 120_000 }, () => {
     const statements = await server.statementsOf(stream);
     const stores = statements.filter((name) => name === "atrium_store_run_events").length;
     const reads = statements.filter((name) => name === "atrium_read_run_events").length;
-    expect(stores).toBeGreaterThan(1);
+    // A quick answer's events may all be stored in one statement, a slow one's over several
+    // (tests/runtime/stream-stores.test.ts trickles them); either way none is read back.
+    expect(stores).toBeGreaterThanOrEqual(1);
     // The first read catches up with what was stored before the reader listened; the run, on this
-    // process, hands it every later batch as it stores it, with nothing read back.
+    // process, hands it every later event as it comes, with nothing read back.
     expect(reads).toBe(1);
   });
 });
