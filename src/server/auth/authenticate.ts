@@ -5,6 +5,7 @@ import { SCIM_SCOPE, type Role, type Scope } from "@/schemas/identity/auth";
 import { NO_FLUSH, type Db } from "@/server/db";
 import { logger } from "@/server/observability/log";
 import { AppError } from "@/server/errors";
+import { joinTickBatch } from "@/server/tick-batches";
 import type { KeyActor, RequestOrigin } from "./actor";
 import {
   rateLimitHeaders,
@@ -185,21 +186,13 @@ function checkKey(db: Db, secretHash: string): Promise<{ key: CountedKey | undef
       secretHash,
       settle: (result) => (result instanceof Error ? reject(result) : resolve(result)),
     };
-    const queue = waiting.get(db);
-    if (queue && queue.length < KEY_CHECK_BATCH) {
-      queue.push(check);
-      return;
-    }
-    const batch = [check];
-    waiting.set(db, batch);
-    setImmediate(() => void sendKeyChecks(db, batch));
+    joinTickBatch(waiting, db, check, KEY_CHECK_BATCH, sendKeyChecks);
   });
 }
 
 type Counts = Map<string, { current: number; previous: number }>;
 
 async function sendKeyChecks(db: Db, checks: KeyCheck[]): Promise<void> {
-  if (waiting.get(db) === checks) waiting.delete(db);
   const kept = keptFor(db);
   const position = windowAt();
   const hitsOf = (hashes: Iterable<string>) => {

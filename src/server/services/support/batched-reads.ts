@@ -1,8 +1,9 @@
 // Hot reads of one row by organization and id, shared by the requests that ask in the same turn
 // of the event loop: under load many sockets are read in one turn, and one statement for all of
 // them costs PostgreSQL and the driver a fraction of one each (a round trip, a write, a plan's
-// execution start), as the key checks do (src/server/auth/authenticate.ts).
+// execution start), as the key checks do (src/server/tick-batches.ts).
 import type { Db } from "@/server/db";
+import { joinTickBatch } from "@/server/tick-batches";
 
 /** The most reads one statement carries: a larger burst goes in several. */
 export const READ_BATCH = 100;
@@ -25,7 +26,6 @@ export function batchedReader<Row extends { i: number }>(name: string, text: str
   const waiting = new WeakMap<Db, Ask<Row>[]>();
 
   async function send(db: Db, asks: Ask<Row>[]): Promise<void> {
-    if (waiting.get(db) === asks) waiting.delete(db);
     try {
       const { rows } = await db.pool.query<Row>({
         name,
@@ -49,14 +49,7 @@ export function batchedReader<Row extends { i: number }>(name: string, text: str
         id,
         settle: (row) => (row instanceof Error ? reject(row) : resolve(row)),
       };
-      const queue = waiting.get(db);
-      if (queue && queue.length < READ_BATCH) {
-        queue.push(ask);
-        return;
-      }
-      const batch = [ask];
-      waiting.set(db, batch);
-      setImmediate(() => void send(db, batch));
+      joinTickBatch(waiting, db, ask, READ_BATCH, send);
     });
   };
 }
