@@ -193,7 +193,8 @@ export function pageIndex(rows: IndexRow[]): PageIndexEntry[] {
  * The knowledgebases asked for together (batched-reads.ts), each with its sources and page index,
  * in one statement on the pool (a hot read). Each is read in a lateral subquery that `limit 1`
  * keeps from being merged into a join, so that the plan probes the primary key once for each id
- * (merged, the planner guesses a thousand ids and may hash the whole table). Explicit columns only: sources as the API shows them, pages as index rows for pageIndex().
+ * (merged, the planner guesses a thousand ids and may hash the whole table). Explicit columns
+ * only: sources as the API shows them, pages as index rows for pageIndex().
  * Built as json, not jsonb: the rows are only read back as text, and jsonb's binary form would
  * be built and then printed again. Each list is json_agg over a subquery whose column names are
  * the fields: PostgreSQL builds those objects from the row's own layout, about a fifth faster for

@@ -1,6 +1,6 @@
 // What the page services share: the answer and the event of a write, a write held for review,
-// the write of new content with its revision and links (reviews.ts applies an approved change through it too), and the
-// lookup a page operation starts from.
+// the write of new content with its revision and links (reviews.ts applies an approved change
+// through it too), and the lookup a page operation starts from.
 import { randomUUID } from "node:crypto";
 import type { Prisma } from "@/generated/prisma/client";
 import type { PageIdInput, PageLinks, PageWriteResult } from "@/schemas/knowledge/page";
