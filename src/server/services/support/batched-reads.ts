@@ -2,14 +2,12 @@
 // of the event loop: under load many sockets are read in one turn, and one statement for all of
 // them costs PostgreSQL and the driver a fraction of one each (a round trip, a write, a plan's
 // execution start), as the key checks do (src/server/tick-batches.ts).
+import { isUuid } from "@/schemas/common";
 import type { Db } from "@/server/db";
 import { joinTickBatch } from "@/server/tick-batches";
 
 /** The most reads one statement carries: a larger burst goes in several. */
 export const READ_BATCH = 100;
-
-/** A read of an id that is no UUID finds nothing, rather than failing the statement it shares. */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface Ask<Row> {
   organizationId: string;
@@ -42,7 +40,8 @@ export function batchedReader<Row extends { i: number }>(name: string, text: str
 
   /** The row of `id` in `organizationId`, or undefined when there is none. */
   return function read(db: Db, organizationId: string, id: string): Promise<Row | undefined> {
-    if (!UUID.test(id) || !UUID.test(organizationId)) return Promise.resolve(undefined);
+    // An id that is no UUID finds nothing, rather than failing the statement it would share.
+    if (!isUuid(id) || !isUuid(organizationId)) return Promise.resolve(undefined);
     return new Promise((resolve, reject) => {
       const ask: Ask<Row> = {
         organizationId,
