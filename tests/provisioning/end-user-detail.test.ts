@@ -1,8 +1,11 @@
-// GET /end-users/{id} is one statement (services/provisioning/end-user-reads.ts): the same detail as the stored
-// rows say, pools due for their monthly reset shown reset (and reset in the database), and
-// nothing of another organization.
+// GET /end-users/{id} is one statement, shared by the reads asked together
+// (services/provisioning/end-user-reads.ts): the same detail as the stored rows say, pools due
+// for their monthly reset shown reset (and reset in the database), and nothing of another
+// organization.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
+import type { AppError } from "@/server/errors";
+import { getEndUser } from "@/server/services/provisioning/end-user-reads";
 import { api, newOrganization } from "../helpers";
 import { email, newGroup, newPlan } from "../provisioning-helpers";
 
@@ -91,6 +94,21 @@ describe("GET /end-users/{id}", () => {
     expect(own.body.endUser.id).toBe(endUserId);
     expect(foreign.status).toBe(404);
     expect(foreign.body.error.code).toBe("not_found");
+  });
+
+  it("an id that is no UUID finds nothing and fails none of the reads asked with it", async () => {
+    // The REST door refuses such an id first (400); the service's own guard keeps it out of the
+    // statement the reads share, whatever door asks.
+    const tenant = await newOrganization();
+    const created = await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: email() } });
+    const endUserId: string = created.body.endUser.id;
+    const [malformed, own] = await Promise.allSettled([
+      getEndUser(getDb(), tenant.operator, { endUserId: "not-a-uuid" }),
+      getEndUser(getDb(), tenant.operator, { endUserId }),
+    ]);
+    expect(malformed.status === "rejected" && (malformed.reason as AppError).code).toBe("not_found");
+    expect(own.status === "fulfilled" && own.value.id).toBe(endUserId);
+    expect((await api("GET", "/end-users/not-a-uuid", { key: tenant.orgKey.secret })).status).toBe(400);
   });
 
   it("is 404 not_found for another organization's end user and for an unknown id", async () => {
