@@ -1,6 +1,9 @@
 // End-to-end tests: Debian's Chromium driving a production build started with `npm start`
 // on a fresh embedded database.
+import { existsSync } from "node:fs";
 import { defineConfig } from "@playwright/test";
+// @ts-expect-error -- a plain .mjs script without type declarations
+import { CANDIDATES } from "./scripts/chromium.mjs";
 
 export const E2E_PORT = Number(process.env.E2E_PORT ?? 3210);
 export const E2E_DATA_DIR = ".data-e2e";
@@ -18,7 +21,8 @@ export default defineConfig({
   use: {
     baseURL: `http://127.0.0.1:${E2E_PORT}`,
     launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      // `npm test` sets CHROMIUM_PATH (scripts/chromium.mjs); a bare `npx playwright test` finds it the same way.
+      executablePath: process.env.CHROMIUM_PATH ?? (CANDIDATES as string[]).find((path) => existsSync(path)),
       args: [
         "--headless",
         "--no-sandbox",

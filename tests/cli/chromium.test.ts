@@ -2,7 +2,7 @@
 // or stops with one line saying how; it never fails deep inside Playwright.
 import { describe, expect, it } from "vitest";
 // @ts-expect-error -- a plain .mjs script without type declarations
-import { ensureChromium, HOW_TO_INSTALL } from "../../scripts/chromium.mjs";
+import { aptInstallChromium, ensureChromium, HOW_TO_INSTALL } from "../../scripts/chromium.mjs";
 
 function machine(present: string[]) {
   const files = new Set(present);
@@ -19,18 +19,39 @@ describe("ensureChromium", () => {
     expect(installs).toBe(0);
   });
 
-  it("installs Debian's chromium when missing, as root with apt-get", () => {
+  it("prefers the headless shell to the full browser when both are there", () => {
+    const host = machine(["/usr/bin/chromium", "/usr/bin/chromium-headless-shell"]);
+    expect(ensureChromium({ configured: undefined, exists: host.exists, canInstall: true })).toEqual({
+      path: "/usr/bin/chromium-headless-shell",
+    });
+  });
+
+  it("installs Debian's headless shell when missing, as root with apt-get", () => {
     const host = machine([]);
     const said: string[] = [];
     const result = ensureChromium({
       configured: undefined,
       exists: host.exists,
       canInstall: true,
-      install: () => host.add("/usr/bin/chromium"),
+      install: () => host.add("/usr/bin/chromium-headless-shell"),
       log: (line: string) => said.push(line),
     });
-    expect(result).toEqual({ path: "/usr/bin/chromium" });
-    expect(said).toEqual([expect.stringContaining("installing Debian's chromium")]);
+    expect(result).toEqual({ path: "/usr/bin/chromium-headless-shell" });
+    expect(said).toEqual([expect.stringContaining("installing Debian's chromium-headless-shell")]);
+  });
+
+  it("installs the full browser where the distribution has no headless shell package", () => {
+    const commands: string[] = [];
+    aptInstallChromium((command: string, args: string[]) => {
+      const line = [command, ...args].join(" ");
+      commands.push(line);
+      if (line.endsWith("chromium-headless-shell")) throw new Error("E: Unable to locate package");
+    });
+    expect(commands).toEqual([
+      "apt-get update -qq",
+      "apt-get install -y -qq chromium-headless-shell",
+      "apt-get install -y -qq chromium",
+    ]);
   });
 
   it("says in one line how to get it when it cannot install (not root, or no apt-get)", () => {
