@@ -73,15 +73,11 @@ test("an admin invites a member, changes settings, and the API follows the switc
   expect((await refused.json()).error.code).toBe("api_disabled");
 });
 
-test("the API reference renders from the OpenAPI document, with no sign-in", async ({ page }) => {
-  const document = await page.request.get("/api/v1/openapi.json");
+// The API reference's page (/docs), rendered from the OpenAPI document with no sign-in: e2e/docs-a11y.spec.ts.
+test("the OpenAPI document is served with no sign-in", async ({ request }) => {
+  const document = await request.get("/api/v1/openapi.json");
   expect(document.status()).toBe(200);
   expect((await document.json()).paths["/end-users"]).toBeTruthy();
-
-  await page.goto("/docs");
-  await expect(page).not.toHaveURL(/sign-in/);
-  await expect(page.getByRole("heading", { name: /Atrium API/ })).toBeVisible({ timeout: 60_000 });
-  await expect(page.getByText("/end-users/{endUserId}").first()).toBeAttached();
 });
 
 test("on a phone the members list is a card per member: a long email keeps one or two lines, its role and actions below", async ({
