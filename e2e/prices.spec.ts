@@ -25,6 +25,8 @@ for (const viewport of VIEWPORTS) {
       await expect(page).toHaveURL(new RegExp(`/settings/prices\\?model=${MODEL}$`));
       // The model being priced is in the address: a reload opens the same form.
       await page.reload();
+      // The row's button says it is the one being priced.
+      await expect(row.getByRole("button", { name: `Price ${MODEL}` })).toHaveAttribute("aria-pressed", "true");
       const form = page.getByRole("form", { name: `Price ${MODEL}` });
       await form.getByLabel("Credits per 1M input tokens").fill("1000");
       await form.getByLabel("Credits per 1M output tokens").fill("2000");
@@ -38,6 +40,7 @@ for (const viewport of VIEWPORTS) {
       await expect(page).toHaveURL(/\/settings\/prices$/);
       await expect(row).toContainText("1,000 / 2,000");
       await expect(row.getByRole("button", { name: `Price ${MODEL}` })).toHaveText("Edit");
+      await expect(row.getByRole("button", { name: `Price ${MODEL}` })).toHaveAttribute("aria-pressed", "false");
 
       await row.getByRole("button", { name: "Remove price" }).click();
       await page.getByRole("dialog").getByRole("button", { name: "Remove price" }).click();

@@ -1,5 +1,6 @@
 "use client";
-import type { ComponentProps } from "react";
+import { Pencil } from "lucide-react";
+import type { ComponentProps, ReactNode } from "react";
 
 /** How a button reads: the form's main action, an ordinary one, a destructive one, or text. */
 export type ButtonVariant = "primary" | "secondary" | "danger" | "ghost" | "link";
@@ -49,6 +50,24 @@ export function Button({
       disabled={disabled || busy}
       aria-busy={busy || undefined}
     >
+      {children}
+    </button>
+  );
+}
+
+/**
+ * A row's Edit button, for a list whose form opens above it: pressed while that row is the one
+ * being edited. `children` names the action where "Edit" would not (a price not set yet).
+ */
+export function EditButton({
+  editing,
+  onClick,
+  children = "Edit",
+  ...rest
+}: { editing: boolean; onClick: () => void; children?: ReactNode } & Pick<ComponentProps<"button">, "aria-label">) {
+  return (
+    <button {...rest} type="button" onClick={onClick} aria-pressed={editing}>
+      <Pencil size={16} aria-hidden className="icon" />
       {children}
     </button>
   );

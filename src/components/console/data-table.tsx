@@ -21,6 +21,19 @@ export interface Column<Row> {
 /** The key, header and sort of the Name column a list of named things opens with: `{ ...NAME_COLUMN, cell }`. */
 export const NAME_COLUMN = { key: "name", header: "Name", sortValue: (row: { name: string }) => row.name };
 
+/** A name cell: the name, and below it the identifier it is used by (a slug, a model id) and what `children` add. */
+export function NameWithCode({ name, code, children }: { name: ReactNode; code: string; children?: ReactNode }) {
+  return (
+    <>
+      {name}
+      <div className="muted">
+        <code>{code}</code>
+        {children}
+      </div>
+    </>
+  );
+}
+
 type Sort = { key: string; direction: "ascending" | "descending" };
 
 function compare(a: string | number | null | undefined, b: string | number | null | undefined): number {

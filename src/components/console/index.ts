@@ -39,16 +39,18 @@
 //     Fields typed otherwise than the API takes them (a list as comma-separated text): add
 //     `asInput: (fields) => apiInput` and `fieldOf: (path) => field` (a problem without one: "root").
 //   <CopyButton text={id} />, <SearchPicker …/>; icons come from lucide-react with aria-hidden.
+//   { ...NAME_COLUMN, cell: (row) => <NameWithCode name={row.name} code={row.slug} /> },
+//     <EditButton editing={url.get("edit") === row.slug} onClick={…} />: a row's name and its Edit button.
 // Styles live in console.css (plain CSS over the variables of src/app/globals.css).
 import "./console.css";
 
 export { ConsoleShell, useMay } from "./app-shell";
 export { CreateNamedItemPanel } from "./create-named-item";
-export { Button, buttonClass, type ButtonSize, type ButtonVariant } from "./button";
+export { Button, buttonClass, EditButton, type ButtonSize, type ButtonVariant } from "./button";
 export { CheckboxGroup, RadioGroup, type Choice } from "./choice-group";
 export { ConfirmButton, ConfirmDialog, RefusedButton } from "./confirm-dialog";
 export { CopyableValue, CopyButton, SecretShownOnce } from "./copy-button";
-export { DataTable, ListTable, NAME_COLUMN, type Column, type DataTableProps } from "./data-table";
+export { DataTable, ListTable, NAME_COLUMN, NameWithCode, type Column, type DataTableProps } from "./data-table";
 export { ErrorAlert, errorEnvelope, refusedField } from "./error-alert";
 export { FormField } from "./form-field";
 export { LoadMore } from "./load-more";

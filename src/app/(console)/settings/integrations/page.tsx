@@ -4,13 +4,15 @@
 // builds agents lists a connection's tools here and picks them in the agent editor. The
 // connection being edited and the one whose tools are shown live in the URL.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { ListTree, Pencil } from "lucide-react";
+import { ListTree } from "lucide-react";
 import {
   ConfirmButton,
   CopyButton,
   DataTable,
+  EditButton,
   ErrorAlert,
   NAME_COLUMN,
+  NameWithCode,
   notifyDone,
   PageHeader,
   Panel,
@@ -106,14 +108,7 @@ function Integrations() {
             {
               ...NAME_COLUMN,
               nowrap: true,
-              cell: (connection) => (
-                <>
-                  {connection.name}
-                  <div className="muted">
-                    <code>{connection.slug}</code>
-                  </div>
-                </>
-              ),
+              cell: (connection) => <NameWithCode name={connection.name} code={connection.slug} />,
             },
             { key: "url", header: "URL", nowrap: true, cell: (connection) => <code>{connection.url}</code> },
             {
@@ -139,14 +134,10 @@ function Integrations() {
                     List tools
                   </button>
                   {mayChangeSettings && (
-                    <button
-                      type="button"
+                    <EditButton
+                      editing={editing?.id === connection.id}
                       onClick={() => url.show({ edit: connection.slug })}
-                      aria-pressed={editing?.id === connection.id}
-                    >
-                      <Pencil size={16} aria-hidden className="icon" />
-                      Edit
-                    </button>
+                    />
                   )}
                   {mayChangeSettings && (
                     <ConfirmButton

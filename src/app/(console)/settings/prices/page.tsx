@@ -3,14 +3,15 @@
 // its price in credits per million tokens and what a typical turn costs; a price is set with the
 // form (the model being priced lives in the URL) and removed after a confirm.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { Pencil } from "lucide-react";
 import { useWatch } from "react-hook-form";
 import {
   Button,
   ConfirmButton,
   DataTable,
+  EditButton,
   ErrorAlert,
   FormField,
+  NameWithCode,
   notifyDone,
   PageHeader,
   Panel,
@@ -84,6 +85,7 @@ function Prices() {
           cards
           empty="No models."
           columns={priceColumns(priceOf, {
+            editingId: editing?.id,
             onEdit: (modelId) => url.show({ model: modelId }),
             onRemove: (modelId) => remove.mutate({ modelId }),
           })}
@@ -96,20 +98,17 @@ function Prices() {
 /** The models table's columns: the model, its provider, whether it reads images, its price and a typical turn's, and actions. */
 function priceColumns(
   priceOf: Map<string, ModelPrice>,
-  { onEdit, onRemove }: { onEdit: (modelId: string) => void; onRemove: (modelId: string) => void },
+  {
+    editingId,
+    onEdit,
+    onRemove,
+  }: { editingId?: string; onEdit: (modelId: string) => void; onRemove: (modelId: string) => void },
 ): Column<z.infer<typeof Model>>[] {
   return [
     {
       key: "model",
       header: "Model",
-      cell: (model) => (
-        <>
-          {model.name}
-          <div className="muted">
-            <code>{model.id}</code>
-          </div>
-        </>
-      ),
+      cell: (model) => <NameWithCode name={model.name} code={model.id} />,
       sortValue: (model) => model.id,
     },
     {
@@ -159,7 +158,13 @@ function priceColumns(
       header: "Actions",
       nowrap: true,
       cell: (model) => (
-        <PriceActions modelId={model.id} priced={priceOf.has(model.id)} onEdit={onEdit} onRemove={onRemove} />
+        <PriceActions
+          modelId={model.id}
+          priced={priceOf.has(model.id)}
+          editing={model.id === editingId}
+          onEdit={onEdit}
+          onRemove={onRemove}
+        />
       ),
     },
   ];
@@ -169,20 +174,22 @@ function priceColumns(
 function PriceActions({
   modelId,
   priced,
+  editing,
   onEdit,
   onRemove,
 }: {
   modelId: string;
   priced: boolean;
+  /** This model's price is the one in the form above. */
+  editing: boolean;
   onEdit: (modelId: string) => void;
   onRemove: (modelId: string) => void;
 }) {
   return (
     <div className="row">
-      <button type="button" onClick={() => onEdit(modelId)} aria-label={`Price ${modelId}`}>
-        <Pencil size={16} aria-hidden className="icon" />
+      <EditButton editing={editing} onClick={() => onEdit(modelId)} aria-label={`Price ${modelId}`}>
         {priced ? "Edit" : "Set price"}
-      </button>
+      </EditButton>
       {priced && (
         <ConfirmButton
           label="Remove price"

@@ -2,12 +2,13 @@
 // Organization › Model providers (admins): the organization's own providers, added and edited with
 // ProviderForm (the provider being edited lives in the URL), removed after a confirm.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { Pencil } from "lucide-react";
 import {
   ConfirmButton,
   DataTable,
+  EditButton,
   ErrorAlert,
   NAME_COLUMN,
+  NameWithCode,
   notifyDone,
   PageHeader,
   Panel,
@@ -66,12 +67,10 @@ function Providers() {
               ...NAME_COLUMN,
               nowrap: true,
               cell: (provider) => (
-                <>
-                  {provider.name}
-                  <div className="muted">
-                    <code>{provider.slug}</code> · {KINDS[provider.kind]}
-                  </div>
-                </>
+                <NameWithCode name={provider.name} code={provider.slug}>
+                  {" "}
+                  · {KINDS[provider.kind]}
+                </NameWithCode>
               ),
             },
             {
@@ -111,14 +110,7 @@ function Providers() {
               nowrap: true,
               cell: (provider) => (
                 <span className="row">
-                  <button
-                    type="button"
-                    onClick={() => url.show({ edit: provider.slug })}
-                    aria-pressed={editing?.id === provider.id}
-                  >
-                    <Pencil size={16} aria-hidden className="icon" />
-                    Edit
-                  </button>
+                  <EditButton editing={editing?.id === provider.id} onClick={() => url.show({ edit: provider.slug })} />
                   <ConfirmButton
                     label="Remove"
                     title={`Remove the provider ${provider.name}?`}
