@@ -7,6 +7,7 @@
 import { storableText } from "@/schemas/text";
 import { docxToMarkdown, isZip, officeTypeOf, pptxToMarkdown, xlsxToMarkdown, type OfficeType } from "./office";
 import { ExtractionFailed, htmlFragmentToMarkdown, markdownTable } from "./to-markdown";
+import { groupedDigits } from "@/lib/digits";
 
 export { ExtractionFailed };
 
@@ -93,7 +94,7 @@ const LABELS: Record<SourceType, string> = {
 };
 
 function tooLong(type: SourceType, maxChars: number): ExtractionFailed {
-  return new ExtractionFailed(`${LABELS[type]} exceeds the ${maxChars.toLocaleString("en-US")}-character limit.`);
+  return new ExtractionFailed(`${LABELS[type]} exceeds the ${groupedDigits(maxChars)}-character limit.`);
 }
 
 function decodeText(bytes: Uint8Array): string {

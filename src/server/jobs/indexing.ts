@@ -27,6 +27,7 @@ import type { ClaimedJob, IndexingOptions } from "./indexing-options";
 import { runRefreshOnce } from "./refresh";
 import { fetchedNow } from "./refresh-schedule";
 import { insertChunks, lockSource, replaceChunks } from "./source-writes";
+import { groupedDigits } from "@/lib/digits";
 
 export type { ClaimedJob, IndexingOptions };
 
@@ -85,7 +86,7 @@ const seconds = (ms: number) => `${ms < 1000 ? ms / 1000 : Math.round(ms / 1000)
  */
 function plainReason(error: unknown, writeTimeoutMs: number): string {
   if (error instanceof BatchWriteFailed)
-    return `${plainReason(error.cause, writeTimeoutMs)}, with ${error.written.toLocaleString("en-US")} of ${error.total.toLocaleString("en-US")} chunks written`;
+    return `${plainReason(error.cause, writeTimeoutMs)}, with ${groupedDigits(error.written)} of ${groupedDigits(error.total)} chunks written`;
   if (error instanceof TransientFailure || error instanceof ExtractionUnavailable) return error.message;
   const unavailable = databaseUnavailableKind(error);
   if (unavailable) return `the database could not be reached (${unavailable})`;

@@ -4,6 +4,7 @@
 // section under its title). Tables become markdown tables. What a file is comes from its zip
 // entries, read from the zip's central directory without inflating anything.
 import { ExtractionFailed, htmlFragmentToMarkdown, markdownTable } from "./to-markdown";
+import { groupedDigits } from "@/lib/digits";
 
 export type OfficeType = "docx" | "pptx" | "xlsx";
 
@@ -88,7 +89,7 @@ function checkZip(type: OfficeType, bytes: Uint8Array): void {
 
 /** Text over the cap: the document fails, naming the cap. */
 function overCap(what: string, maxChars: number): ExtractionFailed {
-  return new ExtractionFailed(`${what} exceeds the ${maxChars.toLocaleString("en-US")}-character limit.`);
+  return new ExtractionFailed(`${what} exceeds the ${groupedDigits(maxChars)}-character limit.`);
 }
 
 export async function docxToMarkdown(bytes: Uint8Array, maxChars: number): Promise<string> {

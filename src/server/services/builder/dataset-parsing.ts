@@ -3,6 +3,7 @@
 import { EVAL_LIMITS, type EVAL_FORMATS } from "@/schemas/builder/evaluations";
 import { isStorableText } from "@/schemas/text";
 import { AppError } from "@/server/errors";
+import { groupedDigits } from "@/lib/digits";
 
 export interface ParsedCase {
   line: number;
@@ -45,14 +46,14 @@ function checkedCase(line: number, fields: Partial<Omit<ParsedCase, "line">>): P
     ["id", externalId, EVAL_LIMITS.idChars],
   ] as const;
   for (const [name, value, max] of bounds) {
-    if (value.length > max) throw badLine(line, `\`${name}\` is over ${max.toLocaleString("en")} characters.`);
+    if (value.length > max) throw badLine(line, `\`${name}\` is over ${groupedDigits(max)} characters.`);
     if (!isStorableText(value)) throw badLine(line, `\`${name}\` holds text that cannot be stored.`);
   }
   return { line, input, expectedBehavior, externalId };
 }
 
 function tooManyCases(line: number): AppError {
-  return badLine(line, `the file has more than ${EVAL_LIMITS.cases.toLocaleString("en")} cases.`);
+  return badLine(line, `the file has more than ${groupedDigits(EVAL_LIMITS.cases)} cases.`);
 }
 
 async function parseCsv(content: string): Promise<ParsedCase[]> {

@@ -20,6 +20,7 @@ import { subscriptionSelect, toSubscriptionDetail } from "./end-user-subscriptio
 import { recorded, recordEvent } from "../org/events";
 import { deliverMail } from "../org/mail";
 import { pick } from "@/lib/pick";
+import { groupedDigits } from "@/lib/digits";
 
 /** Open requests one end user may have at once. */
 export const MAX_OPEN_CREDIT_REQUESTS = 3;
@@ -116,7 +117,7 @@ export const grantBonusCredits = guarded(
       if (!subscription.room)
         throw new AppError(
           "conflict",
-          `A pool holds at most ${MAX_BONUS_CREDITS_PER_POOL.toLocaleString("en")} bonus credits.`,
+          `A pool holds at most ${groupedDigits(MAX_BONUS_CREDITS_PER_POOL)} bonus credits.`,
         );
       await tx.$executeRawUnsafe(
         `update subscriptions s set
@@ -164,7 +165,7 @@ async function mailBonus(
   organizationId: string,
   bonus: { to: string; organization: string; plan: string; credits: number; reason: string | null },
 ): Promise<void> {
-  const credits = `${bonus.credits.toLocaleString("en")} bonus credit${bonus.credits === 1 ? "" : "s"}`;
+  const credits = `${groupedDigits(bonus.credits)} bonus credit${bonus.credits === 1 ? "" : "s"}`;
   try {
     await deliverMail(db, organizationId, {
       to: bonus.to,

@@ -19,6 +19,7 @@ import { provisionOn } from "./end-users";
 import { revokeEndUser } from "./end-user-changes";
 import { normalizeEmail } from "../identity/members";
 import { addGroupMember } from "./user-groups";
+import { groupedDigits } from "@/lib/digits";
 
 type Column = "email" | "name" | "plan" | "groups";
 const COLUMN_NAMES: Record<string, Column> = {
@@ -58,7 +59,7 @@ async function readCsv(csv: string): Promise<CsvRow[]> {
   if (!columns.includes("email")) throw badFile("no `email` column on line 1.");
   if (new Set(columns).size !== columns.length) throw badFile("a column is named twice on line 1.");
   if (filled.length > MAX_IMPORT_ROWS)
-    throw badFile(`${filled.length} rows; an import takes at most ${MAX_IMPORT_ROWS.toLocaleString("en")}.`);
+    throw badFile(`${filled.length} rows; an import takes at most ${groupedDigits(MAX_IMPORT_ROWS)}.`);
   return filled.map((row) => ({
     line: row.line,
     values: Object.fromEntries(columns.map((column, i) => [column, (row.fields[i] ?? "").trim()])),

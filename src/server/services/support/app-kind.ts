@@ -12,6 +12,7 @@ import {
   type KindSpec,
   type MissingReference,
 } from "./builder-kind-shared";
+import { groupedDigits } from "@/lib/digits";
 
 type AppMember = { id: string; kind: "agent" | "flow"; position: number };
 
@@ -35,7 +36,7 @@ function checkJsonSchema(value: unknown, path: string, problems: Problem[]): voi
   if (JSON.stringify(schema).length > MAX_APP_SCHEMA_CHARS) {
     problems.push({
       path,
-      message: `Too large: a JSON Schema is at most ${MAX_APP_SCHEMA_CHARS.toLocaleString("en")} characters as JSON`,
+      message: `Too large: a JSON Schema is at most ${groupedDigits(MAX_APP_SCHEMA_CHARS)} characters as JSON`,
     });
   }
   // Refused here rather than failing every transaction that reads it; a schema too large is not compiled.
