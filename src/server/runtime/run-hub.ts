@@ -141,8 +141,18 @@ export interface RunWatch {
   close(): void;
 }
 
-/** Watches a run's new events in this process. */
-export function watchRun(db: Db, runId: string): RunWatch {
+/**
+ * Takes events handed to a reader while it waits (next), in place of waking it: true when it
+ * took them all (then the wait goes on), false to be woken with them as usual.
+ */
+export type HandedNow = (events: readonly StoredEvent[]) => boolean;
+
+/**
+ * Watches a run's new events in this process. With `handedNow`, a batch the run hands while the
+ * reader waits goes to it at once, in the run's own turn of the event loop: no promise settled
+ * and no reader resumed per event (issue 53).
+ */
+export function watchRun(db: Db, runId: string, handedNow?: HandedNow): RunWatch {
   const hub = hubFor(db);
   let woken = false;
   let resolve: ((woken: boolean) => void) | null = null;
@@ -152,6 +162,11 @@ export function watchRun(db: Db, runId: string): RunWatch {
   let timer: NodeJS.Timeout | null = null;
   let timerMs = 0;
   const wake: Wake = (stored) => {
+    if (resolve && stored && !unknown && handed.length === 0 && handedNow?.(stored)) {
+      // Taken while waiting: the wait for the keep-alive starts again from now.
+      timer?.refresh();
+      return;
+    }
     if (!stored || unknown || handed.length + stored.length > HANDED_EVENTS) {
       unknown = true;
       handed = [];
