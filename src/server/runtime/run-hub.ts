@@ -19,6 +19,14 @@ export function eventsPayload(runId: string): string {
   return `e ${runId}`;
 }
 
+/**
+ * SQL for the id of a run's last stored event, 0 when none (`runId`: an SQL expression). A row
+ * holds one event or a range of them (services/runs/run-events.ts), so it is the last row's end.
+ */
+export function lastStoredEventSql(runId: string): string {
+  return `coalesce((select coalesce(last_seq, seq) from conversation_run_events where run_id = ${runId} order by seq desc limit 1), 0)`;
+}
+
 /** A stored event of a run, as a stream sends it. */
 export interface StoredEvent {
   seq: number;
