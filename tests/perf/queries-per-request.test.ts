@@ -9,6 +9,7 @@ import { changeMemberRole, removeMember } from "@/server/services/identity/membe
 import { createModelProvider } from "@/server/services/org/model-providers";
 import { updateOrganization } from "@/server/services/org/organizations";
 import { revokeApiKey } from "@/server/services/identity/api-keys";
+import { readRunEvents } from "@/server/services/runs/conversation-runs";
 import { storeRunEvents, type EventBatch } from "@/server/services/runs/run-events";
 import {
   addPerson,
@@ -310,8 +311,8 @@ describe("the events of many runs", () => {
       data: texts.map((text) => JSON.stringify({ text })),
     });
     const storedOf = async (runId: string) =>
-      (await getDb().conversationRunEvent.findMany({ where: { runId }, orderBy: { seq: "asc" } })).map(
-        (row) => `${row.seq}:${JSON.parse(row.data).text}`,
+      (await readRunEvents(getDb(), { id: runId, organizationId: tenant.organization.id }, 0)).map(
+        (event) => `${event.seq}:${JSON.parse(event.data).text}`,
       );
 
     const statements = await server.statementsOf(() =>

@@ -29,25 +29,29 @@ afterAll(async () => {
   await fake.close();
 });
 
-async function collect(stream: AsyncIterable<string>): Promise<string[]> {
+/** The pieces an answer hands on, in order. */
+async function collect(answer: (onText: (text: string) => void) => Promise<void>): Promise<string[]> {
   const pieces: string[] = [];
-  for await (const piece of stream) pieces.push(piece);
+  await answer((piece) => pieces.push(piece));
   return pieces;
 }
 
 describe("the built-in offline model", () => {
   it("answers with the best-matching sentences of the knowledge and cites them", async () => {
     const { offlineModel } = await import("@/server/runtime/offline-model");
-    const pieces = await collect(
-      offlineModel.answer({
-        system: "",
-        history: [],
-        message: "How long do refunds take?",
-        knowledge: [
-          { title: "Refund policy", text: "Refunds are paid within 14 days. Shipping is free over 50 euros." },
-          { title: "Opening hours", text: "We open at nine." },
-        ],
-      }),
+    const pieces = await collect((onText) =>
+      offlineModel.answer(
+        {
+          system: "",
+          history: [],
+          message: "How long do refunds take?",
+          knowledge: [
+            { title: "Refund policy", text: "Refunds are paid within 14 days. Shipping is free over 50 euros." },
+            { title: "Opening hours", text: "We open at nine." },
+          ],
+        },
+        onText,
+      ),
     );
     expect(pieces.length).toBeGreaterThan(3);
     expect(pieces.join("")).toBe("Refunds are paid within 14 days.");
@@ -102,16 +106,19 @@ describe("provider models", () => {
     const { modelFor } = await import("@/server/runtime/models");
     const model = await modelFor(getDb(), randomUUID(), "gpt-test");
     expect(model.provider).toBe("testai");
-    const pieces = await collect(
-      model.answer({
-        system: "You are kind.",
-        history: [
-          { role: "user", content: "earlier" },
-          { role: "assistant", content: "yes" },
-        ],
-        message: "Hi",
-        knowledge: [{ title: "Doc", text: "Fact." }],
-      }),
+    const pieces = await collect((onText) =>
+      model.answer(
+        {
+          system: "You are kind.",
+          history: [
+            { role: "user", content: "earlier" },
+            { role: "assistant", content: "yes" },
+          ],
+          message: "Hi",
+          knowledge: [{ title: "Doc", text: "Fact." }],
+        },
+        onText,
+      ),
     );
     expect(pieces.join("")).toBe("Hello from the provider model");
     expect(pieces.length).toBeGreaterThan(1);
@@ -146,7 +153,9 @@ describe("provider models", () => {
     const model = await modelFor(getDb(), randomUUID(), "gpt-test");
     fake.failWith(500);
     try {
-      await expect(collect(model.answer({ system: "", history: [], message: "Hi", knowledge: [] }))).rejects.toThrow();
+      await expect(
+        collect((onText) => model.answer({ system: "", history: [], message: "Hi", knowledge: [] }, onText)),
+      ).rejects.toThrow();
     } finally {
       fake.failWith(null);
     }

@@ -7,14 +7,17 @@ import { MAX_REFUSAL_BODY_BYTES, openAICompatibleParts } from "@/server/runtime/
 describe("an OpenAI-compatible provider's refusal", () => {
   it("is read up to its bound, keeping the status and the start of the body", async () => {
     const huge = `{"error":{"message":"overloaded"}}${" ".repeat(10 * 1024 * 1024)}`;
-    const refusal = await openAICompatibleParts({
-      baseURL: "http://provider.invalid/v1",
-      fetch: async () => new Response(huge, { status: 503, statusText: "Service Unavailable" }),
-      modelId: "m",
-      system: "",
-      turns: [{ role: "user", content: "Hello" }],
-      signal: new AbortController().signal,
-    }).catch((error: unknown) => error);
+    const refusal = await openAICompatibleParts(
+      {
+        baseURL: "http://provider.invalid/v1",
+        fetch: async () => new Response(huge, { status: 503, statusText: "Service Unavailable" }),
+        modelId: "m",
+        system: "",
+        turns: [{ role: "user", content: "Hello" }],
+        signal: new AbortController().signal,
+      },
+      () => {},
+    ).catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(APICallError);
     const error = refusal as APICallError;
     expect(error.statusCode).toBe(503);

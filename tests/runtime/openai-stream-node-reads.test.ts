@@ -60,21 +60,24 @@ afterAll(() => {
 
 const utf8 = (text: string) => Buffer.from(text, "utf8");
 
-function open(signal = new AbortController().signal) {
-  return openAICompatibleParts({
-    baseURL,
-    fetch: (input, init) => pinnedFetch(input, init, { purpose: "deployment" }),
-    modelId: "m",
-    system: "",
-    turns: [{ role: "user", content: "How long do refunds take?" }],
-    signal,
-  });
+function open(onPart: (part: PlainPart) => void) {
+  return openAICompatibleParts(
+    {
+      baseURL,
+      fetch: (input, init) => pinnedFetch(input, init, { purpose: "deployment" }),
+      modelId: "m",
+      system: "",
+      turns: [{ role: "user", content: "How long do refunds take?" }],
+      signal: new AbortController().signal,
+    },
+    onPart,
+  );
 }
 
 async function partsOf(): Promise<{ parts: PlainPart[]; failure?: Error }> {
   const parts: PlainPart[] = [];
   try {
-    for await (const part of await open()) parts.push(part);
+    await open((part) => parts.push(part));
   } catch (error) {
     return { parts, failure: error as Error };
   }
@@ -117,12 +120,16 @@ describe("a provider's stream read from pinnedFetch's node:http response", () =>
     ]);
   });
 
-  it("hangs up on the provider when its reader stops early", async () => {
+  it("hangs up on the provider when its reader stops early, failing with what stopped it", async () => {
     script = { writes: [utf8(token("Refunds "))], then: "hold" };
-    for await (const part of await open()) {
-      expect(part).toEqual({ type: "text", text: "Refunds " });
-      break;
-    }
+    const stop = new Error("enough");
+    const parts: PlainPart[] = [];
+    const reading = open((part) => {
+      parts.push(part);
+      throw stop;
+    });
+    await expect(reading).rejects.toBe(stop);
+    expect(parts).toEqual([{ type: "text", text: "Refunds " }]);
     await closed;
   });
 

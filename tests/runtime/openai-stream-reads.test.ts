@@ -10,26 +10,29 @@ const FINISH = `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish
 
 /** The parts of a reply whose connection gives `reads`, one chunk each. */
 async function partsOf(reads: string[]): Promise<{ parts: PlainPart[]; failure?: Error }> {
-  const stream = await openAICompatibleParts({
-    baseURL: "http://provider.invalid/v1",
-    fetch: async () =>
-      new Response(
-        new ReadableStream<Uint8Array>({
-          start(controller) {
-            for (const read of reads) controller.enqueue(new TextEncoder().encode(read));
-            controller.close();
-          },
-        }),
-        { status: 200, headers: { "content-type": "text/event-stream" } },
-      ),
-    modelId: "m",
-    system: "",
-    turns: [{ role: "user", content: "How long do refunds take?" }],
-    signal: new AbortController().signal,
-  });
   const parts: PlainPart[] = [];
+  const reading = openAICompatibleParts(
+    {
+      baseURL: "http://provider.invalid/v1",
+      fetch: async () =>
+        new Response(
+          new ReadableStream<Uint8Array>({
+            start(controller) {
+              for (const read of reads) controller.enqueue(new TextEncoder().encode(read));
+              controller.close();
+            },
+          }),
+          { status: 200, headers: { "content-type": "text/event-stream" } },
+        ),
+      modelId: "m",
+      system: "",
+      turns: [{ role: "user", content: "How long do refunds take?" }],
+      signal: new AbortController().signal,
+    },
+    (part) => parts.push(part),
+  );
   try {
-    for await (const part of stream) parts.push(part);
+    await reading;
   } catch (error) {
     return { parts, failure: error as Error };
   }

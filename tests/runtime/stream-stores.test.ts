@@ -1,7 +1,7 @@
 // A trickling provider's tokens reach the client one by one as they come, while the run stores
 // them at most every STORE_EVERY_MS (issue 53: a store of every token was most of the database
-// work of 2,000 streams): a reader that joins mid-run on the same process, and a replay after the
-// end, get the same events with the same ids.
+// work of 2,000 streams), a tick's deltas as one row: a reader that joins mid-run on the same
+// process, a replay after the end and a resume after any event get the same events with the same ids.
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createRestHandler } from "@/server/adapters/rest";
@@ -85,4 +85,16 @@ it("sends each token as it comes and stores the run's events a tick at a time", 
 
   const replay = await readEvents(await request(`/conversation/runs/${executionId}/events`));
   expect(shape(replay)).toEqual(shape(events));
+
+  // A tick's deltas are stored as one row holding their range of ids; a resume after any id,
+  // inside a range or at its end, gets exactly the events after it.
+  const { rows } = await db.pool.query<{ n: number }>(
+    "select count(*)::int as n from conversation_run_events where run_id = $1",
+    [executionId],
+  );
+  expect(rows[0]!.n).toBeLessThan(events.length / 2);
+  for (let seen = 1; seen < events.length; seen++) {
+    const resumed = await readEvents(await request(`/conversation/runs/${executionId}/events?lastEventId=${seen}`));
+    expect(shape(resumed)).toEqual(shape(events.slice(seen)));
+  }
 }, 120_000);

@@ -173,9 +173,7 @@ it("never calls a stored provider or MCP URL whose name resolves to a loopback a
     data: { organizationId, slug: "local", name: "Local", url: `http://localhost:${port}/mcp`, headerNames: [] },
   });
   const model = await modelFor(getDb(), organizationId, "local/chat");
-  const answer = async () => {
-    for await (const piece of model.answer({ system: "", history: [], message: "hi", knowledge: [] })) void piece;
-  };
+  const answer = () => model.answer({ system: "", history: [], message: "hi", knowledge: [] }, () => {});
   await expect(answer()).rejects.toBeDefined();
   await expect(listMcpConnectionTools(getDb(), tenant.operator, { connectionId: connection.id })).rejects.toMatchObject(
     {

@@ -3,8 +3,8 @@
 // sends them as stored (services/runs/conversation-runs.ts), so the POST that started the run, a
 // resume by GET or a repeated POST with its Idempotency-Key, on any process, all send the same
 // events with the same ids: from the start, or after `Last-Event-ID`. The first read catches up
-// from storage; after it, a stream on the run's own process is handed each stored batch, one on
-// another process reads it back when notified. The run goes on when a
+// from storage; after it, a stream on the run's own process writes each event as the run sends
+// it, one on another process reads it back when notified. The run goes on when a
 // stream's client disconnects. Headers and a comment line go out at once; proxies are told not
 // to buffer; a comment every 15 s keeps the connection open. A refusal before the run starts
 // (not_found, service_disabled, insufficient_credits …) is an ordinary JSON error response.
@@ -123,6 +123,12 @@ function format(event: { seq: number; event: string; data: string }): string {
   return `id: ${event.seq}\nevent: ${event.event}\ndata: ${event.data}\n\n`;
 }
 
+function formatAll(events: readonly StoredEvent[]): string {
+  let text = "";
+  for (const event of events) text += format(event);
+  return text;
+}
+
 /** The streams this process serves: what a shutdown past its grace ends (endOpenStreams). */
 const openStreams = new Set<() => void>();
 
@@ -166,8 +172,16 @@ function runStream(db: Db, run: StreamedRun, after: number, headers: Headers, op
 /** Writes the run's events to `sink` from now on; the function returned stops it (the client left). */
 function relayRun(db: Db, run: StreamedRun, after: number, options: StreamOptions, sink: EventSink): () => void {
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
-  const watch = watchRun(db, run.id);
   let open = true;
+  let last = after;
+  // While the loop below waits, the run's next events on this process are written as it hands
+  // them, in order; anything else (a gap, the final event) wakes the loop.
+  const watch = watchRun(db, run.id, (events) => {
+    if (!open || events[0]!.seq !== last + 1 || events.some((event) => isFinal(event.event))) return false;
+    sink.write(formatAll(events));
+    last = events.at(-1)!.seq;
+    return true;
+  });
   const endForShutdown = () => {
     if (!open) return;
     open = false;
@@ -178,7 +192,6 @@ function relayRun(db: Db, run: StreamedRun, after: number, options: StreamOption
   openStreams.add(endForShutdown);
   sink.write(": run\n\n");
   void (async () => {
-    let last = after;
     let away = 0;
     try {
       await watch.ready();

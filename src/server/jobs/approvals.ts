@@ -11,7 +11,7 @@ import { loadLiveApp } from "@/server/runtime/load";
 import { runApp } from "@/server/runtime/run";
 import { isApprovalPause, newRunContext } from "@/server/runtime/run-context";
 import type { LeasedExecution } from "@/server/runtime/run-leases";
-import { wakeRun } from "@/server/runtime/run-hub";
+import { lastStoredEventSql, wakeRun } from "@/server/runtime/run-hub";
 import { schemaProblems } from "@/server/runtime/json-schema";
 import {
   pausedExecution,
@@ -61,7 +61,7 @@ export async function claimApproved(db: Db): Promise<Claimed | null> {
 /** The last event a streamed turn stored, or null when the turn does not stream. */
 async function lastEventOf(db: Db, claimed: Claimed): Promise<number | null> {
   const { rows } = await db.pool.query<{ seq: number | null; id: string }>(
-    `select r.id, (select max(seq) from conversation_run_events where run_id = r.id) as seq
+    `select r.id, ${lastStoredEventSql("r.id")} as seq
      from conversation_runs r where r.id = $1::uuid and r.organization_id = $2::uuid`,
     [claimed.id, claimed.organizationId],
   );
@@ -75,7 +75,7 @@ async function endStream(db: Db, claimed: Claimed, status: string, event: string
        update conversation_runs set status = $3 where id = $1::uuid and organization_id = $2::uuid
          and status = 'awaiting_approval' returning id)
      insert into conversation_run_events (run_id, seq, event, data)
-     select ended.id, coalesce((select max(seq) from conversation_run_events where run_id = ended.id), 0) + 1, $4, $5
+     select ended.id, ${lastStoredEventSql("ended.id")} + 1, $4, $5
      from ended`,
     [claimed.id, claimed.organizationId, status, event, JSON.stringify(data)],
   );

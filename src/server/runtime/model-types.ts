@@ -99,8 +99,11 @@ export interface ModelInfo {
 export interface ChatModel extends ModelInfo {
   /** Whether the model calls tools natively (the offline model matches words instead). */
   callsTools: boolean;
-  /** The answer as it is produced, piece by piece. */
-  answer(input: AnswerInput): AsyncIterable<string>;
+  /**
+   * The answer handed to `onText` piece by piece as it is produced, resolving at its end. What
+   * `onText` throws ends the call (a provider's request is hung up) and rejects with it.
+   */
+  answer(input: AnswerInput, onText: (text: string) => void): Promise<void>;
   /** Ids of the candidates to consult for the message, best first; at least one. */
   route(input: {
     message: string;

@@ -164,7 +164,7 @@ export const offlineModel: ChatModel = {
   provider: "builtin",
   callsTools: false,
   acceptsImages: false,
-  async *answer(input) {
+  async answer(input, onText) {
     // What it reads and writes is counted as a provider would count it (an estimate), so usage shows real figures.
     const read = estimateTokens(
       input.system,
@@ -178,7 +178,7 @@ export const offlineModel: ChatModel = {
       for (const piece of offlineAnswer(input).split(/(?<=\s)/)) {
         if (input.signal?.aborted) return;
         written += piece;
-        yield piece;
+        onText(piece);
       }
     } finally {
       input.onUsage?.({ inputTokens: read, outputTokens: estimateTokens(written) });

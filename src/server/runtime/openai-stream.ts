@@ -3,6 +3,8 @@
 // `JSON.parse`, with no web-stream layers and no schema validation of each chunk (the provider's
 // `doStream` spends most of a long stream's time there). A refusal is the SDK's `APICallError`
 // with the status and headers, as from the provider, so retries and fallbacks read it the same.
+import type { IncomingMessage } from "node:http";
+import { finished } from "node:stream";
 import { APICallError } from "@ai-sdk/provider";
 import { createParser } from "eventsource-parser";
 import { takeNodeBody } from "@/server/jobs/fetch-url";
@@ -62,8 +64,11 @@ async function boundedText(response: Response): Promise<string> {
   return Buffer.concat(pieces).subarray(0, MAX_REFUSAL_BODY_BYTES).toString("utf8");
 }
 
-/** Sends the request; once the provider answers 200, its stream's parts, the last a `finish`. */
-export async function openAICompatibleParts(request: ChatCompletionRequest): Promise<AsyncIterable<PlainPart>> {
+/** Sends the request; once the provider answers 200, hands `onPart` each part as it is read, the last a `finish`. */
+export async function openAICompatibleParts(
+  request: ChatCompletionRequest,
+  onPart: (part: PlainPart) => void,
+): Promise<void> {
   const url = `${request.baseURL.replace(/\/$/, "")}/chat/completions`;
   const body = {
     model: request.modelId,
@@ -93,48 +98,31 @@ export async function openAICompatibleParts(request: ChatCompletionRequest): Pro
       isRetryable: retryable(response.status),
     });
   }
-  return readParts(replyText(response, response.body));
+  const reply = new ReplyParts(onPart);
+  const incoming = takeNodeBody(response);
+  await (incoming ? readNode(incoming, reply) : readWeb(response.body, reply));
+  reply.end();
 }
 
 /**
- * The reply's text as it arrives: the node:http response itself when pinnedFetch made it (no
- * web-stream layer and no decoder call per read, issue 53), else the web body, decoded.
+ * The reply's SSE events turned into parts as they are read. The text of every event one read
+ * brought goes on as one piece (a reader that fell behind catches up in one step, not one per
+ * token), and the text before a mid-stream error still goes on before it fails.
  */
-function replyText(response: Response, body: ReadableStream<Uint8Array>): AsyncIterable<string> {
-  const incoming = takeNodeBody(response);
-  if (!incoming) return webText(body);
-  incoming.setEncoding("utf8");
-  return incoming;
-}
+class ReplyParts {
+  private readonly events: string[] = [];
+  private readonly parser = createParser({ onEvent: (event) => this.events.push(event.data) });
+  private usage: ReportedUsage = {};
+  private finishReason = "other";
 
-async function* webText(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
-  const decoder = new TextDecoder();
-  const reader = body.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      yield decoder.decode(value, { stream: true });
-    }
-  } finally {
-    void reader.cancel().catch(() => undefined);
-  }
-}
+  constructor(private readonly onPart: (part: PlainPart) => void) {}
 
-async function* readParts(reads: AsyncIterable<string>): AsyncGenerator<PlainPart> {
-  const events: string[] = [];
-  const parser = createParser({ onEvent: (event) => events.push(event.data) });
-  let usage: ReportedUsage = {};
-  let finishReason = "other";
-  // Leaving the loop early (a consumer that stops, a failure) hangs up on the provider: the
-  // node response is destroyed by its iterator's return, the web body canceled by webText.
-  for await (const read of reads) {
-    parser.feed(read);
-    // The text of every event one read brought goes on as one piece: a reader that fell behind
-    // catches up in one step, not one per token (issue 53).
-    let text = "";
+  /** One read of the connection; throws the provider's mid-stream error, or what `onPart` threw. */
+  read(text: string): void {
+    this.parser.feed(text);
+    let piece = "";
     let failure: Error | undefined;
-    for (const data of events) {
+    for (const data of this.events) {
       if (data === "[DONE]") continue;
       const chunk = JSON.parse(data) as CompletionChunk;
       if (chunk.error) {
@@ -142,19 +130,63 @@ async function* readParts(reads: AsyncIterable<string>): AsyncGenerator<PlainPar
         break;
       }
       if (chunk.usage) {
-        usage = {
+        this.usage = {
           inputTokens: chunk.usage.prompt_tokens ?? undefined,
           outputTokens: chunk.usage.completion_tokens ?? undefined,
         };
       }
       const choice = chunk.choices?.[0];
-      if (choice?.finish_reason) finishReason = choice.finish_reason;
+      if (choice?.finish_reason) this.finishReason = choice.finish_reason;
       const content = choice?.delta?.content;
-      if (typeof content === "string") text += content;
+      if (typeof content === "string") piece += content;
     }
-    events.length = 0;
-    if (text.length > 0) yield { type: "text", text };
+    this.events.length = 0;
+    if (piece.length > 0) this.onPart({ type: "text", text: piece });
     if (failure) throw failure;
   }
-  yield { type: "finish", usage, finishReason };
+
+  end(): void {
+    this.onPart({ type: "finish", usage: this.usage, finishReason: this.finishReason });
+  }
+}
+
+/**
+ * pinnedFetch's node:http response, read from its `data` events: each read goes on as it comes,
+ * with no async iterator, generator or promise per read (issue 53). A failure (the provider's, a
+ * hang-up, the call's signal, or `onPart`'s) destroys the response, which hangs up on the provider.
+ */
+function readNode(incoming: IncomingMessage, reply: ReplyParts): Promise<void> {
+  incoming.setEncoding("utf8");
+  return new Promise((resolve, reject) => {
+    let failed: unknown;
+    incoming.on("data", (text: string) => {
+      if (failed !== undefined) return;
+      try {
+        reply.read(text);
+      } catch (error) {
+        failed = error;
+        incoming.destroy();
+      }
+    });
+    finished(incoming, (error) => {
+      if (failed !== undefined) reject(failed);
+      else if (error) reject(error);
+      else resolve();
+    });
+  });
+}
+
+/** Any other fetch's web body, decoded; a failure cancels it, which hangs up on the provider. */
+async function readWeb(body: ReadableStream<Uint8Array>, reply: ReplyParts): Promise<void> {
+  const decoder = new TextDecoder();
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      reply.read(decoder.decode(value, { stream: true }));
+    }
+  } finally {
+    void reader.cancel().catch(() => undefined);
+  }
 }

@@ -91,52 +91,56 @@ function reportedParts(usage: LanguageModelV3Usage): ReportedUsage {
   return { inputTokens: usage.inputTokens.total, outputTokens: usage.outputTokens.total };
 }
 
-/** A provider model's stream parts (Anthropic's), as a plain answer's: its text, its end, a failure thrown. */
+/** A provider model's stream parts (Anthropic's), handed on as a plain answer's: its text, its end, a failure thrown. */
 async function modelParts(
   model: LanguageModelV3,
   prompt: LanguageModelV3Prompt,
   maxOutputTokens: number | undefined,
   abortSignal: AbortSignal,
-): Promise<AsyncIterable<PlainPart>> {
+  onPart: (part: PlainPart) => void,
+): Promise<void> {
   const { stream } = await model.doStream({
     prompt,
     abortSignal,
     ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
   });
-  return (async function* () {
-    const reader = stream.getReader();
-    try {
-      for (;;) {
-        const { done, value: part } = await reader.read();
-        if (done) return;
-        if (part.type === "text-delta") {
-          if (part.delta.length > 0) yield { type: "text", text: part.delta };
-        } else if (part.type === "finish") {
-          yield { type: "finish", usage: reportedParts(part.usage), finishReason: part.finishReason.unified };
-        } else if (part.type === "error") {
-          throw part.error instanceof Error ? part.error : new Error(String(part.error));
-        }
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value: part } = await reader.read();
+      if (done) return;
+      if (part.type === "text-delta") {
+        if (part.delta.length > 0) onPart({ type: "text", text: part.delta });
+      } else if (part.type === "finish") {
+        onPart({ type: "finish", usage: reportedParts(part.usage), finishReason: part.finishReason.unified });
+      } else if (part.type === "error") {
+        throw part.error instanceof Error ? part.error : new Error(String(part.error));
       }
-    } finally {
-      // A consumer that stops early (a run bound), or a failure, hangs up on the provider.
-      void reader.cancel().catch(() => undefined);
     }
-  })();
+  } finally {
+    // A consumer that stops early (a run bound), or a failure, hangs up on the provider.
+    void reader.cancel().catch(() => undefined);
+  }
 }
 
 const ABORTED = "The provider call was aborted or timed out.";
 
+/** A plain answer's one provider call, handing on its parts as they are read. */
+type PlainCall = (abortSignal: AbortSignal, onPart: (part: PlainPart) => void) => Promise<void>;
+
 /**
- * An answer without tools or images: one provider call, read as it comes rather than through
- * `streamText`'s layers. What it yields and reports is what `streamText` gave for the same call
- * (its text, the call's usage once it ends, its failures, an abort as a failure), and while
- * tracing is on it makes the span `streamText` made, around the provider's request.
+ * An answer without tools or images: one provider call, its text handed to `onText` as the
+ * provider sends it rather than through `streamText`'s layers or a chain of async generators
+ * (issue 53). What it hands on and reports is what `streamText` gave for the same call (its text,
+ * the call's usage once it ends, its failures, an abort as a failure), and while tracing is on it
+ * makes the span `streamText` made, around the provider's request.
  */
-async function* plainAnswer(
+async function plainAnswer(
   model: { provider: string; modelId: string },
-  open: (abortSignal: AbortSignal) => Promise<AsyncIterable<PlainPart>>,
+  call: PlainCall,
   options: { maxOutputTokens?: number; signal?: AbortSignal; onUsage?: AnswerInput["onUsage"] },
-): AsyncGenerator<string> {
+  onText: (text: string) => void,
+): Promise<void> {
   const abortSignal = callSignal(options.signal);
   const span = tracingEnabled()
     ? tracer().startSpan("ai.streamText", {
@@ -151,22 +155,20 @@ async function* plainAnswer(
       })
     : undefined;
   let usage: ReportedUsage | undefined;
+  const onPart = (part: PlainPart) => {
+    if (part.type === "text") return onText(part.text);
+    usage = part.usage;
+    span?.setAttributes({
+      "ai.response.finishReason": part.finishReason,
+      ...(usage.inputTokens !== undefined ? { "ai.usage.inputTokens": usage.inputTokens } : {}),
+      ...(usage.outputTokens !== undefined ? { "ai.usage.outputTokens": usage.outputTokens } : {}),
+    });
+  };
   try {
     // The provider's request goes out inside the span, so its `traceparent` names it.
-    const parts = await (span
-      ? context.with(trace.setSpan(context.active(), span), () => open(abortSignal))
-      : open(abortSignal));
-    for await (const part of parts) {
-      if (part.type === "text") yield part.text;
-      else {
-        usage = part.usage;
-        span?.setAttributes({
-          "ai.response.finishReason": part.finishReason,
-          ...(usage.inputTokens !== undefined ? { "ai.usage.inputTokens": usage.inputTokens } : {}),
-          ...(usage.outputTokens !== undefined ? { "ai.usage.outputTokens": usage.outputTokens } : {}),
-        });
-      }
-    }
+    await (span
+      ? context.with(trace.setSpan(context.active(), span), () => call(abortSignal, onPart))
+      : call(abortSignal, onPart));
     // An aborted stream may just end: a cut-off answer is a failure, never a reply.
     if (abortSignal.aborted) throw new Error(ABORTED);
   } catch (error) {
@@ -220,20 +222,23 @@ function plainCall(
   model: LanguageModelV3,
   upstreamId: string,
   request: { system: string; turns: Turn[]; maxOutputTokens: number | undefined },
-): (abortSignal: AbortSignal) => Promise<AsyncIterable<PlainPart>> {
+): PlainCall {
   const { system, turns, maxOutputTokens } = request;
   if (connection.kind === "openai-compatible")
-    return (abortSignal) =>
-      openAICompatibleParts({
-        baseURL: connection.baseURL!,
-        apiKey: connection.apiKey,
-        fetch: propagatingFetch(connection.fetch),
-        modelId: upstreamId,
-        system,
-        turns,
-        maxOutputTokens,
-        signal: abortSignal,
-      });
+    return (abortSignal, onPart) =>
+      openAICompatibleParts(
+        {
+          baseURL: connection.baseURL!,
+          apiKey: connection.apiKey,
+          fetch: propagatingFetch(connection.fetch),
+          modelId: upstreamId,
+          system,
+          turns,
+          maxOutputTokens,
+          signal: abortSignal,
+        },
+        onPart,
+      );
   const prompt: LanguageModelV3Prompt = [
     { role: "system", content: system },
     ...turns.map((turn) => {
@@ -241,7 +246,7 @@ function plainCall(
       return turn.role === "user" ? { role: "user" as const, content } : { role: "assistant" as const, content };
     }),
   ];
-  return (abortSignal) => modelParts(model, prompt, maxOutputTokens, abortSignal);
+  return (abortSignal, onPart) => modelParts(model, prompt, maxOutputTokens, abortSignal, onPart);
 }
 
 /**
@@ -249,7 +254,12 @@ function plainCall(
  * of its own, with its usage and its ceiling reserved before it (`beforeStep`). `system` already
  * holds the knowledge.
  */
-async function* streamedAnswer(model: LanguageModelV3, info: ModelInfo, input: AnswerInput): AsyncGenerator<string> {
+async function streamedAnswer(
+  model: LanguageModelV3,
+  info: ModelInfo,
+  input: AnswerInput,
+  onText: (text: string) => void,
+): Promise<void> {
   const {
     system,
     history,
@@ -303,7 +313,7 @@ async function* streamedAnswer(model: LanguageModelV3, info: ModelInfo, input: A
   let usage: ReportedUsage | undefined;
   try {
     for await (const part of result.fullStream) {
-      if (part.type === "text-delta") yield part.text;
+      if (part.type === "text-delta") onText(part.text);
       else if (part.type === "finish-step") {
         lastFinish = part.finishReason;
         usage = addUsage(usage, reported(part.usage));
@@ -327,15 +337,13 @@ export function providerModel(info: ModelInfo, connection: ProviderConnection, u
   return {
     ...info,
     callsTools: true,
-    // Each answer is handed on as it is, not through a generator of this method's own: one async
-    // step less per token (issue 53).
-    answer(input) {
+    answer(input, onText) {
       const system = input.system + knowledgeBlock(input.knowledge, input.cite);
       const { images = [], tools = [], maxOutputTokens, signal, onUsage } = input;
-      if (tools.length > 0 || images.length > 0) return streamedAnswer(model, info, { ...input, system });
+      if (tools.length > 0 || images.length > 0) return streamedAnswer(model, info, { ...input, system }, onText);
       const turns = [...input.history, { role: "user" as const, content: input.message }];
       const call = plainCall(connection, model, upstreamId, { system, turns, maxOutputTokens });
-      return plainAnswer(model, call, { maxOutputTokens, signal, onUsage });
+      return plainAnswer(model, call, { maxOutputTokens, signal, onUsage }, onText);
     },
 
     async route({ message, instructions, candidates, signal, onUsage }) {

@@ -146,10 +146,10 @@ async function answerOnce(
   const text = await modelCall(ctx, async () => {
     const done = await metered(ctx, model, async (onUsage) => {
       let text = "";
-      for await (const piece of model.answer({ ...input, signal: ctx.signal, onUsage, maxOutputTokens, beforeStep })) {
+      await model.answer({ ...input, signal: ctx.signal, onUsage, maxOutputTokens, beforeStep }, (piece) => {
         text = appendBounded(text, piece, limit.max, limit.bound, limit.where);
         onDelta(piece);
-      }
+      });
       checkpoint(ctx);
       return text;
     });

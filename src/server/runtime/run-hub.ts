@@ -19,6 +19,14 @@ export function eventsPayload(runId: string): string {
   return `e ${runId}`;
 }
 
+/**
+ * SQL for the id of a run's last stored event, 0 when none (`runId`: an SQL expression). A row
+ * holds one event or a range of them (services/runs/run-events.ts), so it is the last row's end.
+ */
+export function lastStoredEventSql(runId: string): string {
+  return `coalesce((select coalesce(last_seq, seq) from conversation_run_events where run_id = ${runId} order by seq desc limit 1), 0)`;
+}
+
 /** A stored event of a run, as a stream sends it. */
 export interface StoredEvent {
   seq: number;
@@ -141,8 +149,18 @@ export interface RunWatch {
   close(): void;
 }
 
-/** Watches a run's new events in this process. */
-export function watchRun(db: Db, runId: string): RunWatch {
+/**
+ * Takes events handed to a reader while it waits (next), in place of waking it: true when it
+ * took them all (then the wait goes on), false to be woken with them as usual.
+ */
+export type HandedNow = (events: readonly StoredEvent[]) => boolean;
+
+/**
+ * Watches a run's new events in this process. With `handedNow`, a batch the run hands while the
+ * reader waits goes to it at once, in the run's own turn of the event loop: no promise settled
+ * and no reader resumed per event (issue 53).
+ */
+export function watchRun(db: Db, runId: string, handedNow?: HandedNow): RunWatch {
   const hub = hubFor(db);
   let woken = false;
   let resolve: ((woken: boolean) => void) | null = null;
@@ -152,6 +170,11 @@ export function watchRun(db: Db, runId: string): RunWatch {
   let timer: NodeJS.Timeout | null = null;
   let timerMs = 0;
   const wake: Wake = (stored) => {
+    if (resolve && stored && !unknown && handed.length === 0 && handedNow?.(stored)) {
+      // Taken while waiting: the wait for the keep-alive starts again from now.
+      timer?.refresh();
+      return;
+    }
     if (!stored || unknown || handed.length + stored.length > HANDED_EVENTS) {
       unknown = true;
       handed = [];

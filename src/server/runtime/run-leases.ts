@@ -13,7 +13,7 @@ import { logger } from "@/server/observability/log";
 import { refundRunCreditIn, type RunCharge } from "@/server/services/provisioning/credits";
 import { recordLostExecution, type ExecutionRecord } from "@/server/services/runs/executions";
 import { recordRunUsage } from "@/server/services/runs/usage-records";
-import { eventsPayload, RUNS_CHANNEL, UNSTORED_EVENTS, wakeRun } from "./run-hub";
+import { eventsPayload, lastStoredEventSql, RUNS_CHANNEL, UNSTORED_EVENTS, wakeRun } from "./run-hub";
 
 /** The execution's fields known when the run is charged: what its record says if it is lost. */
 export type LeasedExecution = Pick<
@@ -49,7 +49,7 @@ export const END_RUN_SQL = `with ended as (
     update conversation_runs set status = $3 where id = $1::uuid and status in ('running', 'awaiting_approval') returning id
   ), stored as (
     insert into conversation_run_events (run_id, seq, event, data)
-    select $1::uuid, coalesce((select max(seq) from conversation_run_events where run_id = $1::uuid), 0) + ${UNSTORED_EVENTS + 1}, 'error', $2 from ended
+    select $1::uuid, ${lastStoredEventSql("$1::uuid")} + ${UNSTORED_EVENTS + 1}, 'error', $2 from ended
   )
   select pg_notify($4, $5)`;
 

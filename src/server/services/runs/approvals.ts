@@ -201,7 +201,8 @@ async function endAwaited(
       returning id
     )
     insert into conversation_run_events (run_id, seq, event, data)
-    select ended.id, coalesce((select max(seq) from conversation_run_events where run_id = ended.id), 0) + 1, 'error',
+    select ended.id, coalesce((select coalesce(last_seq, seq) from conversation_run_events where run_id = ended.id
+      order by seq desc limit 1), 0) + 1, 'error',
       ${JSON.stringify({ error: { code, message: reason } })}
     from ended`;
 }

@@ -21,7 +21,7 @@ import type { RunStep } from "@/server/runtime/run-context";
 import { isAwaiting } from "./approval-pause";
 import { converse, type ConverseInput, type StartedRun } from "./conversations";
 import { findExecution } from "./executions";
-import { RunRecorder, type StoredEvent } from "./run-events";
+import { eventsOfRow, RunRecorder, type StoredEvent, type StoredRow } from "./run-events";
 import { maybeSweep } from "../support/idempotency";
 
 /** Which door started a run: only that door's callers read or cancel it. */
@@ -173,20 +173,32 @@ export const openConversationRun = guarded(
   },
 );
 
-/** The run's stored events after `afterSeq`, in order. */
+/**
+ * The run's stored events after `afterSeq`, in order: `limit` of them when there are as many. A
+ * row may hold a range of events (services/runs/run-events.ts): the read starts at the row that
+ * holds the first event wanted, found through the primary key.
+ */
 export async function readRunEvents(
   db: Db,
   run: { id: string; organizationId: string },
   afterSeq: number,
   limit = READ_BATCH,
 ): Promise<StoredEvent[]> {
-  const { rows } = await db.pool.query<StoredEvent>({
-    name: "atrium_read_run_events",
-    text: `select e.seq, e.event, e.data from conversation_run_events e join conversation_runs r on r.id = e.run_id
-           where e.run_id = $1 and r.organization_id = $4 and e.seq > $2 order by e.seq limit $3`,
-    values: [run.id, afterSeq, limit, run.organizationId],
-  });
-  return rows;
+  const events: StoredEvent[] = [];
+  for (let after = afterSeq; ;) {
+    const { rows } = await db.pool.query<StoredRow>({
+      name: "atrium_read_run_events",
+      text: `select e.seq, e.last_seq as "lastSeq", e.event, e.data
+             from conversation_run_events e join conversation_runs r on r.id = e.run_id
+             where e.run_id = $1 and r.organization_id = $4 and e.seq >= coalesce(
+               (select max(h.seq) from conversation_run_events h where h.run_id = $1 and h.seq <= $2::int + 1), 0)
+             order by e.seq limit $3`,
+      values: [run.id, after, limit, run.organizationId],
+    });
+    for (const row of rows) for (const event of eventsOfRow(row)) if (event.seq > after) events.push(event);
+    if (rows.length < limit || events.length >= limit) return events.slice(0, limit);
+    after = rows.at(-1)!.lastSeq ?? rows.at(-1)!.seq;
+  }
 }
 
 /** The id of the run's final event, or null while it runs. */

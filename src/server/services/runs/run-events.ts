@@ -27,16 +27,62 @@ export interface EventBatch {
   data: string[];
 }
 
+/**
+ * The most events one row holds. A row holds one event, or a range of consecutive events of one
+ * name (a tick's deltas): `seq` the first's id, `last_seq` the last's, `data` their data texts
+ * joined by a line feed, which JSON.stringify never writes (issue 53: a row for every token was
+ * most of PostgreSQL's work under thousands of streams). A final event is always a row of its own.
+ */
+const ROW_EVENTS = 100;
+
+/** A batch's rows, as the store statements take them: first ids, last ids (null: one event), names, data. */
+interface Rows {
+  seqs: number[];
+  lasts: (number | null)[];
+  events: string[];
+  data: string[];
+}
+
+function addRows(rows: Rows, batch: EventBatch): void {
+  const { events, data } = batch;
+  for (let i = 0; i < events.length;) {
+    const event = events[i]!;
+    let end = i + 1;
+    if (!isFinal(event)) while (end < events.length && end - i < ROW_EVENTS && events[end] === event) end++;
+    rows.seqs.push(batch.first + i + 1);
+    rows.lasts.push(end - i > 1 ? batch.first + end : null);
+    rows.events.push(event);
+    rows.data.push(end - i > 1 ? data.slice(i, end).join("\n") : data[i]!);
+    i = end;
+  }
+}
+
+/** A row of conversation_run_events as read. */
+export interface StoredRow {
+  seq: number;
+  lastSeq: number | null;
+  event: string;
+  data: string;
+}
+
+/** A stored row's events, in order: what addRows joined, apart again. */
+export function eventsOfRow(row: StoredRow): StoredEvent[] {
+  if (row.lastSeq === null) return [{ seq: row.seq, event: row.event, data: row.data }];
+  return row.data.split("\n").map((data, i) => ({ seq: row.seq + i, event: row.event, data }));
+}
+
 /** A run's batch alone, in one statement that also notifies the listening processes. */
 function storeAlone(db: Db, batch: EventBatch) {
+  const rows: Rows = { seqs: [], lasts: [], events: [], data: [] };
+  addRows(rows, batch);
   return db.pool.query({
     name: "atrium_store_run_events",
     text: `with stored as (
-        insert into conversation_run_events (run_id, seq, event, data)
-        select $1, $2::int + e.nth::int, e.event, e.data from unnest($3::text[], $4::text[]) with ordinality as e(event, data, nth)
+        insert into conversation_run_events (run_id, seq, last_seq, event, data)
+        select $1, e.seq, e.last_seq, e.event, e.data from unnest($2::int[], $3::int[], $4::text[], $5::text[]) as e(seq, last_seq, event, data)
       )
-      select pg_notify($5, $6)`,
-    values: [batch.runId, batch.first, batch.events, batch.data, RUNS_CHANNEL, eventsPayload(batch.runId)],
+      select pg_notify($6, $7)`,
+    values: [batch.runId, rows.seqs, rows.lasts, rows.events, rows.data, RUNS_CHANNEL, eventsPayload(batch.runId)],
   });
 }
 
@@ -51,11 +97,11 @@ function storeAlone(db: Db, batch: EventBatch) {
  * per notification for the driver to read.
  */
 const STORE_SQL = `with stored as (
-    insert into conversation_run_events (run_id, seq, event, data)
-    select * from unnest($1::uuid[], $2::int[], $3::text[], $4::text[])
+    insert into conversation_run_events (run_id, seq, last_seq, event, data)
+    select * from unnest($1::uuid[], $2::int[], $3::int[], $4::text[], $5::text[])
     on conflict (run_id, seq) do nothing
   )
-  select count(pg_notify($5, p)) from unnest($6::text[]) as p`;
+  select count(pg_notify($6, p)) from unnest($7::text[]) as p`;
 /** The most batches one statement stores: a larger backlog goes in several. */
 const STORE_BATCHES = 1000;
 /** The most store statements running at once, per database client. */
@@ -104,21 +150,18 @@ function scheduleStores(db: Db, queue: StoreQueue): void {
 async function sendStores(db: Db, requests: StoreRequest[]): Promise<void> {
   const alone = ({ batch, resolve, reject }: StoreRequest) => storeAlone(db, batch).then(resolve, reject);
   if (requests.length === 1) return alone(requests[0]!);
-  const rows = { runIds: [] as string[], seqs: [] as number[], events: [] as string[], data: [] as string[] };
+  const runIds: string[] = [];
+  const rows: Rows = { seqs: [], lasts: [], events: [], data: [] };
   for (const { batch } of requests) {
-    batch.events.forEach((event, i) => {
-      rows.runIds.push(batch.runId);
-      rows.seqs.push(batch.first + i + 1);
-      rows.events.push(event);
-      rows.data.push(batch.data[i]!);
-    });
+    addRows(rows, batch);
+    while (runIds.length < rows.seqs.length) runIds.push(batch.runId);
   }
   const payloads = [...new Set(requests.map(({ batch }) => eventsPayload(batch.runId)))];
   try {
     await db.pool.query({
       name: "atrium_store_runs_events",
       text: STORE_SQL,
-      values: [rows.runIds, rows.seqs, rows.events, rows.data, RUNS_CHANNEL, payloads],
+      values: [runIds, rows.seqs, rows.lasts, rows.events, rows.data, RUNS_CHANNEL, payloads],
     });
   } catch {
     await Promise.all(requests.map(alone));
