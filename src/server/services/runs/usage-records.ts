@@ -87,7 +87,7 @@ export async function recordUsage(db: Db, event: UsageEvent): Promise<void> {
     );
 }
 
-/** The parameters $1–$16 of RECORD_USAGE_SQL (and of RECORD_RUN_USAGE_SQL's first part). */
+/** The parameters $1–$16 of RECORD_USAGE_SQL. */
 function usageValues(event: UsageEvent): unknown[] {
   const metrics = event.metrics ?? {};
   return [
@@ -118,34 +118,102 @@ export interface RunUsage {
   at?: Date;
 }
 
+/** `$n::type[]` read at subscript `i`. */
+const element = (n: number, type: string, i: string) => `($${n}::${type}[])[${i}]`;
+/** The runs' counters, each a parameter array of RECORD_RUNS_USAGE_SQL (an element per run, $6–$13). */
+const RUN_COUNTER_VALUES = RUN_COUNTERS.map((column, k) => `${element(k + 6, "int8", "i")} as ${column}`).join(", ");
+const GRAINS = "(values ('day'), ('hour'), ('month')) as g(grain)";
+const sums = (from: string, columns: readonly string[]) =>
+  columns.map((column) => `sum(${from}.${column})::int8`).join(", ");
+
 /**
- * A run's totals (as RECORD_USAGE_SQL, $1–$16) and its row per model it called (the `model`
- * dimension), in one statement: its calls' tokens and credits summed by model ($17–$20), and the
- * run counted once in each. The key is md5(model id) made a version-8 uuid; usage_models keeps the
- * id for the report's names. The two inserts touch different rows (their dimensions differ).
+ * Finished runs' usage, one or many, in one statement: each run added to its hour, day and month
+ * of every dimension (as RECORD_USAGE_SQL) and to its row per model it called (the `model`
+ * dimension: its calls' tokens and credits summed by model, and the run counted once in each).
+ * Runs of the same rows are summed first, so each row is updated once; rows are locked in one
+ * order (grain, dimension, organization, key, start) in every statement. The key of a model is
+ * md5(its id) made a version-8 uuid; usage_models keeps the id for the report's names. The two
+ * inserts touch different rows (their dimensions differ). The plan is the paying pool's, else the
+ * end user's first pool in charge order. The arrays are read by subscript, not unnest: planned for
+ * the sizes given, a batch's plan would be made anew on every call (as the key count's was,
+ * src/server/auth/authenticate.ts); each call's run ($15) is its index in the runs' arrays.
  */
-const RECORD_RUN_USAGE_SQL = `
+const RECORD_RUNS_USAGE_SQL = `
   with no_flush as (${NO_FLUSH}),
-  ${USAGE_EVENT_CTE},
-  totals as (${USAGE_TOTALS_INSERT} returning 1),
+  runs as (
+    select r.*,
+      coalesce(
+        (select s.tier_plan_id from subscriptions s join end_users u on u.id = s.end_user_id where s.id = r.subscription_id and u.organization_id = r.organization_id),
+        (select s.tier_plan_id from subscriptions s join end_users u on u.id = s.end_user_id
+          where s.end_user_id = r.end_user_id and u.organization_id = r.organization_id and s.status = 'active'
+          order by s.credits_reset_at, s.created_at, s.id limit 1)
+      ) as plan_id
+    from (
+      select i as n, ${element(1, "uuid", "i")} as organization_id, ${element(2, "timestamptz", "i")} as at, ${element(3, "uuid", "i")} as app_id,
+        ${element(4, "uuid", "i")} as end_user_id, ${element(5, "uuid", "i")} as portal_id, ${element(14, "uuid", "i")} as subscription_id, ${RUN_COUNTER_VALUES}
+      from no_flush, generate_subscripts($1::uuid[], 1) as i
+    ) r
+  ),
+  totals as (
+    insert into usage_rollup as r (organization_id, grain, dimension, key_id, starts_at, ${RUN_COUNTERS.join(", ")})
+    select e.organization_id, g.grain, d.dimension, coalesce(d.key_id, '${NONE}'::uuid), date_trunc(g.grain, e.at, 'UTC'), ${sums("e", RUN_COUNTERS)}
+    from runs e
+    cross join ${GRAINS}
+    cross join lateral (values (1, 'organization', null::uuid), (2, 'app', e.app_id), (3, 'end_user', e.end_user_id), (4, 'portal', e.portal_id), (5, 'plan', e.plan_id)) as d(n, dimension, key_id)
+    group by g.grain, d.n, d.dimension, e.organization_id, 4, 5
+    order by g.grain, d.n, e.organization_id, 4, 5
+    on conflict (organization_id, grain, dimension, key_id, starts_at) do update set
+      ${addedCounters(RUN_COUNTERS)}
+    returning 1
+  ),
   models as (
-    select c.model_id, overlay(overlay(md5(c.model_id) placing '8' from 13 for 1) placing '8' from 17 for 1)::uuid as key_id, sum(c.credits)::int8 as credits, sum(c.input)::int8 as input, sum(c.output)::int8 as output
-    from no_flush, unnest($17::text[], $18::int8[], $19::int8[], $20::int8[]) as c(model_id, credits, input, output)
-    group by c.model_id
+    select e.organization_id, e.at, c.model_id, overlay(overlay(md5(c.model_id) placing '8' from 13 for 1) placing '8' from 17 for 1)::uuid as key_id,
+      c.credits, c.input_tokens, c.output_tokens, e.conversations, e.turns, e.transactions, e.test_runs, e.failures
+    from (
+      select c.n, c.model_id, sum(c.credits)::int8 as credits, sum(c.input)::int8 as input_tokens, sum(c.output)::int8 as output_tokens
+      from (
+        select ${element(15, "int8", "j")} as n, ${element(16, "text", "j")} as model_id, ${element(17, "int8", "j")} as credits,
+          ${element(18, "int8", "j")} as input, ${element(19, "int8", "j")} as output
+        from generate_subscripts($15::int8[], 1) as j
+      ) c
+      group by c.n, c.model_id
+    ) c join runs e on e.n = c.n
   ),
   names as (
-    insert into usage_models (organization_id, key_id, model_id) select $1::uuid, key_id, model_id from models
+    insert into usage_models (organization_id, key_id, model_id)
+    select distinct organization_id, key_id, model_id from models
     on conflict do nothing
   )
-  insert into usage_rollup as r (organization_id, grain, dimension, key_id, starts_at, credits, conversations, turns, transactions, test_runs, failures, input_tokens, output_tokens)
-  select $1::uuid, g.grain, 'model', m.key_id, date_trunc(g.grain, $2::timestamptz, 'UTC'), m.credits, $8::int8, $9::int8, $10::int8, $11::int8, $13::int8, m.input, m.output
-  from models m cross join (values ('day'), ('hour'), ('month')) as g(grain)
-  order by g.grain, m.key_id
+  insert into usage_rollup as r (organization_id, grain, dimension, key_id, starts_at, ${RUN_COUNTERS.join(", ")})
+  select m.organization_id, g.grain, 'model', m.key_id, date_trunc(g.grain, m.at, 'UTC'), ${sums("m", RUN_COUNTERS)}
+  from models m cross join ${GRAINS}
+  group by g.grain, m.key_id, m.organization_id, 5
+  order by g.grain, m.key_id, m.organization_id, 5
   on conflict (organization_id, grain, dimension, key_id, starts_at) do update set
     ${addedCounters(RUN_COUNTERS)}`;
 
-/** Adds a finished run to the rollup: one statement, with its rows by model when it called any. Never throws. */
-export async function recordRunUsage(db: Db, organizationId: string, run: RunUsage): Promise<void> {
+/** A run's usage waiting for its statement, and its caller. */
+interface PendingRun {
+  event: UsageEvent;
+  calls: readonly ExecutionUsage["calls"][number][];
+  done: () => void;
+}
+interface RunsQueue {
+  waiting: PendingRun[];
+  running: boolean;
+  scheduled: boolean;
+}
+/** The most runs one statement records: a larger backlog goes in several. */
+const RUNS_PER_STATEMENT = 500;
+const recording = new WeakMap<Db, RunsQueue>();
+
+/**
+ * Adds a finished run to the rollup; never throws. Runs of the process that end while its last
+ * usage statement runs wait for it and go together in the next (one at a time per database
+ * client): under load a statement carries several turns, and the rows every run of an
+ * organization updates (its hour, day and month) are updated once for all of them.
+ */
+export function recordRunUsage(db: Db, organizationId: string, run: RunUsage): Promise<void> {
   const event: UsageEvent = {
     organizationId,
     at: run.at ?? new Date(),
@@ -164,19 +232,73 @@ export async function recordRunUsage(db: Db, organizationId: string, run: RunUsa
       outputTokens: run.usage?.outputTokens ?? 0,
     },
   };
-  const calls = run.usage?.calls ?? [];
-  if (calls.length === 0) return recordUsage(db, event);
-  await db.pool
-    .query({
-      name: "atrium_record_run_usage",
-      text: RECORD_RUN_USAGE_SQL,
-      values: [
-        ...usageValues(event),
-        calls.map((call) => call.model),
-        calls.map((call) => call.credits),
-        calls.map((call) => call.inputTokens),
-        calls.map((call) => call.outputTokens),
-      ],
-    })
-    .catch((error: unknown) => logger().error({ err: error, organizationId }, "Usage could not be recorded"));
+  return new Promise((done) => {
+    let queue = recording.get(db);
+    if (!queue) {
+      queue = { waiting: [], running: false, scheduled: false };
+      recording.set(db, queue);
+    }
+    queue.waiting.push({ event, calls: run.usage?.calls ?? [], done });
+    scheduleRuns(db, queue);
+  });
+}
+
+/** Sends what waits at the end of this turn of the event loop, unless a statement runs. */
+function scheduleRuns(db: Db, queue: RunsQueue): void {
+  if (queue.scheduled || queue.running || queue.waiting.length === 0) return;
+  queue.scheduled = true;
+  setImmediate(() => {
+    queue.scheduled = false;
+    queue.running = true;
+    const runs = queue.waiting.splice(0, RUNS_PER_STATEMENT);
+    void sendRuns(db, runs).finally(() => {
+      queue.running = false;
+      for (const run of runs) run.done();
+      scheduleRuns(db, queue);
+    });
+  });
+}
+
+/** The runs in one statement; if it fails, each alone, so that one run's failure is logged for it alone. */
+async function sendRuns(db: Db, runs: PendingRun[]): Promise<void> {
+  try {
+    await recordRuns(db, runs);
+  } catch (error) {
+    if (runs.length === 1) {
+      logger().error({ err: error, organizationId: runs[0]!.event.organizationId }, "Usage could not be recorded");
+      return;
+    }
+    for (const run of runs) await sendRuns(db, [run]);
+  }
+}
+
+function recordRuns(db: Db, runs: PendingRun[]) {
+  const column = (value: (event: UsageEvent) => unknown) => runs.map(({ event }) => value(event));
+  const metric = (name: keyof UsageMetrics) => column((event) => event.metrics?.[name] ?? 0);
+  const calls = runs.flatMap(({ calls }, i) => calls.map((call) => ({ ...call, n: i + 1 })));
+  return db.pool.query({
+    name: "atrium_record_run_usage",
+    text: RECORD_RUNS_USAGE_SQL,
+    values: [
+      column((event) => event.organizationId),
+      column((event) => event.at!.toISOString()),
+      column((event) => event.appId ?? null),
+      column((event) => event.endUserId ?? null),
+      column((event) => event.portalId ?? null),
+      metric("credits"),
+      metric("conversations"),
+      metric("turns"),
+      metric("transactions"),
+      metric("testRuns"),
+      metric("failures"),
+      metric("inputTokens"),
+      metric("outputTokens"),
+      column((event) => event.subscriptionId ?? null),
+      calls.map((call) => call.n),
+      calls.map((call) => call.model),
+      calls.map((call) => call.credits),
+      calls.map((call) => call.inputTokens),
+      calls.map((call) => call.outputTokens),
+    ],
+  });
 }
