@@ -104,7 +104,7 @@ const READS_AND_RUNS = new Set([
   "listExecutions",
   "getExecution",
   "listKnowledgebases",
-  "getKnowledgebase",
+  "getKnowledgebaseJson",
   "exportKnowledgebase",
   "listMail",
   "listMcpConnections",

@@ -224,6 +224,8 @@ async function serveRoute(
     if (route.meta.download) return await downloadResponse(db, actor, rateLimit, request, requestId);
     if (route.meta.events)
       return await eventsResponse(db, actor, rateLimit, route, path, request, requestId, options.streamHeartbeatMs);
+    if (route.meta.jsonText)
+      return withoutBodyForHead(request, await jsonTextResponse(db, actor, rateLimit, route, path, request, requestId));
     const idempotencyKey = request.method === "POST" ? request.headers.get("idempotency-key") : null;
     if (idempotencyKey !== null) checkIdempotencyKey(idempotencyKey);
     const body = turnForm ? turnForm.body : await readRequestJson(request);
@@ -410,6 +412,43 @@ async function callProcedure(
   return result.body === undefined
     ? new Response(null, { status: result.status, headers: responseHeaders })
     : textResponse(result.body, { status: result.status, headers: responseHeaders });
+}
+
+/** A query string as trpc-to-openapi gives it to a procedure: each parameter's value, a repeated one's as a list. */
+function queryInput(url: string): Record<string, string | string[]> {
+  const params = new URL(url).searchParams;
+  return Object.fromEntries(
+    [...new Set(params.keys())].map((name) => {
+      const values = params.getAll(name);
+      return [name, values.length === 1 ? values[0]! : values];
+    }),
+  );
+}
+
+/**
+ * A GET whose service writes its output's JSON text (Meta.jsonText): the input taken as
+ * trpc-to-openapi takes it (the query's parameters and the path's) and checked as the procedure
+ * checks it (storable text, then the input schema), and the text sent without being parsed,
+ * checked and written again. The test that holds the service's text to the output schema
+ * stands in for the check of each answer (service-procedures.ts, `queryJson`).
+ */
+async function jsonTextResponse(
+  db: Db,
+  actor: KeyActor,
+  rateLimit: RateLimitResult,
+  route: Route,
+  path: string,
+  request: Request,
+  requestId: string,
+): Promise<Response> {
+  const { input, service } = route.meta.jsonText!;
+  const raw = { ...queryInput(request.url), ...route.pattern.exec(path)?.groups };
+  assertStorableText(raw);
+  const text = await service(db, actor, input.parse(raw) as never);
+  const headers = new Headers(rateLimitHeaders(rateLimit));
+  headers.set("X-Request-Id", requestId);
+  headers.set("Content-Type", "application/json");
+  return textResponse(text, { status: 200, headers });
 }
 
 /** The app conversation's input: the body with the path's ids, held to the text rule and checked as the procedure checks it. */

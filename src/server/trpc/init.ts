@@ -2,6 +2,7 @@
 // OpenAPI document read, and the procedure factories that check who may call what.
 import { initTRPC } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
+import type { ZodType } from "zod";
 import type { Actor, MemberActor } from "@/server/auth/actor";
 import type { Door } from "@/server/auth/authenticate";
 import { authorize, type Requirement } from "@/server/auth/authorize";
@@ -65,7 +66,18 @@ export type Meta = OpenApiMeta<{
   alsoSucceeds?: { status: number; description: string; schema?: string };
   /** The success carries an `ETag` (the resource's version), which `If-Match` on its writes names. */
   etag?: true;
+  /**
+   * A GET whose service writes the output's JSON text (service-procedures.ts, `queryJson`): the
+   * REST door checks the input as the procedure would and sends the text as it is.
+   */
+  jsonText?: JsonTextService;
 }>;
+
+/** A service answering the JSON text of its procedure's output, with the procedure's input schema. */
+export interface JsonTextService {
+  input: ZodType;
+  service: (db: Db, actor: Actor, input: never) => Promise<string>;
+}
 
 const t = initTRPC
   .context<Context>()

@@ -116,6 +116,27 @@ export function restProcedures(tag: string) {
         );
     },
 
+    /**
+     * A GET whose service answers the JSON text of the output: the REST door sends that text as
+     * it is, and the other doors (console, MCP) get it parsed and checked against `output`. A
+     * test must hold the text to what JSON.stringify writes of the checked output, as
+     * tests/knowledge/knowledgebase-json.test.ts does for the knowledgebase.
+     */
+    queryJson<I extends z.ZodType, O extends z.ZodType>(
+      service: Service<Actor, z.output<I>, string>,
+      spec: RestSpec<I, O>,
+    ) {
+      return scopedProcedure(service.requirement)
+        .meta({ ...restMeta("GET", tags, spec), jsonText: { input: spec.input, service } })
+        .input(spec.input)
+        .output(spec.output)
+        .query(
+          calling(service, async ({ ctx, input }) =>
+            answer<O>(JSON.parse(await service(ctx.db, ctx.actor, input as z.output<I>))),
+          ),
+        );
+    },
+
     mutation<I extends z.ZodType, O extends z.ZodType>(
       method: Exclude<OpenApiMethod, "GET">,
       service: Service<Actor, z.output<I>, z.input<O>>,

@@ -1,12 +1,10 @@
 // Knowledgebases: list, create (plan cap), detail with sources and the page index, export.
 // An end user's own notebook is a knowledgebase with endUserId set; to the API it does not exist.
 import type {
-  CrawlSummary,
   Knowledgebase,
   KnowledgebaseLanguage,
   KnowledgebaseSearchMode,
   KnowledgebaseSummary,
-  PageIndexEntry,
 } from "@/schemas/knowledge/knowledgebase";
 import type { CreateKnowledgebaseInput, UpdateKnowledgebaseInput } from "@/schemas/knowledge/knowledgebase";
 import type { ListQuery } from "@/schemas/common";
@@ -26,20 +24,20 @@ import { batchedReader } from "../support/batched-reads";
 import { isoUtc } from "../support/sql-json";
 import { pick } from "@/lib/pick";
 
-/** A knowledgebase's own columns, its times as the query reads them (Prisma: Date; the detail's JSON: text). */
-interface KnowledgebaseColumns<Time> {
+/** A knowledgebase's own columns as Prisma reads them. */
+interface KnowledgebaseColumns {
   id: string;
   name: string;
   description: string;
   language: string;
   searchMode: string;
   rerank: boolean;
-  createdAt: Time;
-  updatedAt: Time;
+  createdAt: Date;
+  updatedAt: Date;
 }
 
 /** Its id and the settings a knowledgebase is made with, as the API names them. */
-function settingsOf<Time>(row: KnowledgebaseColumns<Time>) {
+function settingsOf(row: KnowledgebaseColumns) {
   return {
     ...pick(row, ["id", "name", "description", "rerank"]),
     language: row.language as KnowledgebaseLanguage,
@@ -47,7 +45,7 @@ function settingsOf<Time>(row: KnowledgebaseColumns<Time>) {
   };
 }
 
-async function summaries(db: Db, rows: KnowledgebaseColumns<Date>[]): Promise<KnowledgebaseSummary[]> {
+async function summaries(db: Db, rows: KnowledgebaseColumns[]): Promise<KnowledgebaseSummary[]> {
   const ids = rows.map((row) => row.id);
   const [sourceCounts, pageCounts] = await Promise.all([
     db.source.groupBy({ by: ["knowledgebaseId"], where: { knowledgebaseId: { in: ids } }, _count: { _all: true } }),
@@ -150,113 +148,83 @@ export const updateKnowledgebase = guarded(
   },
 );
 
-/** A page as the detail statement gives it, `updatedAt` already as ISO text. */
-type IndexRow = {
-  id: string;
-  title: string;
-  templateKey: string;
-  parentPageId: string | null;
-  updatedAt: string;
-  hook: string;
-  isFolder: boolean;
-};
-
-/** The page index with each page's path (titles from the top level down to the page). */
-export function pageIndex(rows: IndexRow[]): PageIndexEntry[] {
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  const pathOf = (row: IndexRow): string[] => {
-    const path: string[] = [];
-    const seen = new Set<string>();
-    for (
-      let at: IndexRow | undefined = row;
-      at && !seen.has(at.id);
-      at = at.parentPageId ? byId.get(at.parentPageId) : undefined
-    ) {
-      seen.add(at.id);
-      path.unshift(at.title);
-    }
-    return path;
-  };
-  return rows.map((row) => ({
-    id: row.id,
-    title: row.title,
-    templateKey: row.templateKey,
-    parentPageId: row.parentPageId,
-    updatedAt: row.updatedAt,
-    hook: row.hook,
-    isFolder: row.isFolder,
-    path: pathOf(row),
-  }));
-}
+/**
+ * A page's path: the titles from the top level down to the page, following its parents within
+ * the knowledgebase and stopping where a parent is missing or already on the path. A page at the
+ * top level, the usual case, needs no walk.
+ */
+const PAGE_PATH = `case when p.parent_page_id is null then array[p.title] else (
+          with recursive up(id, parent, title, depth, seen) as (
+            select p.id, p.parent_page_id, p.title, 0, array[p.id]
+            union all
+            select q.id, q.parent_page_id, q.title, up.depth + 1, up.seen || q.id
+            from up join pages q on q.id = up.parent
+              and q.organization_id = k.organization_id and q.knowledgebase_id = k.id
+            where q.id <> all(up.seen))
+          select array_agg(up.title order by up.depth desc) from up) end`;
 
 /**
- * The knowledgebases asked for together (batched-reads.ts), each with its sources and page index,
- * in one statement on the pool (a hot read). Each is read in a lateral subquery that `limit 1`
- * keeps from being merged into a join, so that the plan probes the primary key once for each id
- * (merged, the planner guesses a thousand ids and may hash the whole table). Explicit columns
- * only: sources as the API shows them, pages as index rows for pageIndex().
- * Built as json, not jsonb: the rows are only read back as text, and jsonb's binary form would
- * be built and then printed again. Each list is json_agg over a subquery whose column names are
- * the fields: PostgreSQL builds those objects from the row's own layout, about a fifth faster for
- * 50 pages than json_build_object with its keys written out (BENCHMARKS.md). The subquery's
- * ORDER BY is the list's order: PostgreSQL's documentation of aggregate functions names extra
- * processing at the aggregate's level, such as a join, as what could reorder it, so keep none
- * there (tests/knowledge/knowledgebases.test.ts checks the order).
+ * The knowledgebases asked for together (batched-reads.ts), each as the API's JSON text of it,
+ * in one statement on the pool (a hot read): the REST door sends that text as it is, and the
+ * other doors parse it and check it against the output schema. Each is read in a lateral subquery
+ * that `limit 1` keeps from being merged into a join, so that the plan probes the primary key once
+ * for each id (merged, the planner guesses a thousand ids and may hash the whole table).
+ *
+ * The text is byte for byte what JSON.stringify writes of the checked object
+ * (tests/knowledge/knowledgebase-json.test.ts): every object is row_to_json of a row whose
+ * columns are the schema's fields in its order, and every list array_to_json of array_agg over
+ * a subquery, both written without spaces (json_build_object and json_agg write some); PostgreSQL
+ * escapes strings as JSON.stringify does. Each list's subquery's ORDER BY is its order: PostgreSQL's
+ * documentation of aggregate functions names extra processing at the aggregate's level, such as
+ * a join, as what could reorder it, so keep none there (tests/knowledge/knowledgebases.test.ts
+ * checks the order).
  */
 const KNOWLEDGEBASE_DETAILS = `
-  select a.i, d.* from generate_subscripts($2::uuid[], 1) as a(i)
+  select a.i, d.body from generate_subscripts($2::uuid[], 1) as a(i)
   cross join lateral (
+  select row_to_json(kb)::text as body from (
   select k.id, k.name, k.description, k.language, k.search_mode as "searchMode", k.rerank, ${isoUtc("k.created_at")} as "createdAt", ${isoUtc("k.updated_at")} as "updatedAt",
-    coalesce((
-      select json_agg(source) from (
-        select s.id, s.name, s.type, s.status, s.searchable, s.disabled, coalesce(s.url, '') as url,
-          ${isoUtc("s.updated_at")} as "updatedAt", ${isoUtc("s.created_at")} as "createdAt", s.size_bytes as "sizeBytes",
-          coalesce(s.error_message, '') as "errorMessage", s.created_via as "createdVia",
-          case when s.refresh in ('daily', 'weekly') then s.refresh end as refresh,
-          ${isoUtc("s.checked_at")} as "checkedAt", coalesce(s.refresh_error, '') as "refreshError", s.crawl_id as "crawlId"
-        from sources s where s.organization_id = k.organization_id and s.knowledgebase_id = k.id
-        order by s.created_at, s.id) source), '[]'::json) as sources,
-    coalesce((
-      select json_agg(crawl) from (
-        select c.id, c.start_url as "startUrl", c.max_pages as "maxPages", c.max_depth as "maxDepth",
-          case when c.refresh in ('daily', 'weekly') then c.refresh end as refresh, c.status,
-          (select count(*)::int from sources s where s.crawl_id = c.id and s.organization_id = k.organization_id) as pages,
-          ${isoUtc("c.created_at")} as "startedAt", ${isoUtc("c.finished_at")} as "finishedAt"
-        from crawls c where c.organization_id = k.organization_id and c.knowledgebase_id = k.id
-        order by c.created_at desc, c.id) crawl), '[]'::json) as crawls,
-    coalesce((
-      select json_agg(page) from (
-        select p.id, p.title, p.template_key as "templateKey", p.parent_page_id as "parentPageId",
-          ${isoUtc("p.updated_at")} as "updatedAt", p.hook, p.is_folder as "isFolder"
-        from pages p where p.organization_id = k.organization_id and p.knowledgebase_id = k.id
-        order by p.created_at, p.id) page), '[]'::json) as pages
+    (select row_to_json(c) from (select sources.n as sources, pages.n as pages) c) as counts,
+    sources.list as sources, crawls.list as crawls, pages.list as pages
   from knowledgebases k
+  cross join lateral (
+    select coalesce(array_to_json(array_agg(source)), '[]') as list, count(*)::int as n from (
+      select s.id, s.name, s.type, s.status, s.searchable, s.disabled, coalesce(s.url, '') as url,
+        ${isoUtc("s.updated_at")} as "updatedAt", ${isoUtc("s.created_at")} as "createdAt", s.size_bytes as "sizeBytes",
+        coalesce(s.error_message, '') as "errorMessage", s.created_via as "createdVia",
+        case when s.refresh in ('daily', 'weekly') then s.refresh end as refresh,
+        ${isoUtc("s.checked_at")} as "checkedAt", coalesce(s.refresh_error, '') as "refreshError", s.crawl_id as "crawlId"
+      from sources s where s.organization_id = k.organization_id and s.knowledgebase_id = k.id
+      order by s.created_at, s.id) source) sources
+  cross join lateral (
+    select coalesce(array_to_json(array_agg(crawl)), '[]') as list from (
+      select c.id, c.start_url as "startUrl", c.max_pages as "maxPages", c.max_depth as "maxDepth",
+        case when c.refresh in ('daily', 'weekly') then c.refresh end as refresh, c.status,
+        (select count(*)::int from sources s where s.crawl_id = c.id and s.organization_id = k.organization_id) as pages,
+        ${isoUtc("c.created_at")} as "startedAt", ${isoUtc("c.finished_at")} as "finishedAt"
+      from crawls c where c.organization_id = k.organization_id and c.knowledgebase_id = k.id
+      order by c.created_at desc, c.id) crawl) crawls
+  cross join lateral (
+    select coalesce(array_to_json(array_agg(page)), '[]') as list, count(*)::int as n from (
+      select p.id, p.title, p.template_key as "templateKey", p.parent_page_id as "parentPageId",
+        ${isoUtc("p.updated_at")} as "updatedAt", p.hook, p.is_folder as "isFolder", ${PAGE_PATH} as path
+      from pages p where p.organization_id = k.organization_id and p.knowledgebase_id = k.id
+      order by p.created_at, p.id) page) pages
   where k.id = ($2::uuid[])[a.i] and k.organization_id = ($1::uuid[])[a.i] and k.end_user_id is null
-  limit 1) d`;
+  limit 1) kb) d`;
 
-interface KnowledgebaseDetailRow extends KnowledgebaseColumns<string> {
-  i: number;
-  sources: Source[];
-  crawls: CrawlSummary[];
-  pages: IndexRow[];
-}
+const readKnowledgebase = batchedReader<{ i: number; body: string }>(
+  "atrium_knowledgebase_details",
+  KNOWLEDGEBASE_DETAILS,
+);
 
-const readKnowledgebase = batchedReader<KnowledgebaseDetailRow>("atrium_knowledgebase_details", KNOWLEDGEBASE_DETAILS);
-
-export const getKnowledgebase = guarded(
+/** The knowledgebase as the API's JSON text of a Knowledgebase, written by PostgreSQL. */
+export const getKnowledgebaseJson = guarded(
   { scope: "knowledge:read" },
-  async function getKnowledgebase(db: Db, actor: Actor, input: { knowledgebaseId: string }): Promise<Knowledgebase> {
+  async function getKnowledgebaseJson(db: Db, actor: Actor, input: { knowledgebaseId: string }): Promise<string> {
     const row = await readKnowledgebase(db, actor.organizationId, input.knowledgebaseId);
     if (!row) throw new AppError("not_found", "No knowledgebase with that id in this organization.");
-    return {
-      ...settingsOf(row),
-      createdAt: row.createdAt,
-      updatedAt: row.updatedAt,
-      counts: { sources: row.sources.length, pages: row.pages.length },
-      sources: row.sources,
-      crawls: row.crawls,
-      pages: pageIndex(row.pages),
-    };
+    return row.body;
   },
 );
 
@@ -294,7 +262,7 @@ export const exportKnowledgebase = guarded(
         );
       }
     }
-    const knowledgebase = await getKnowledgebase(db, actor, input);
+    const knowledgebase = JSON.parse(await getKnowledgebaseJson(db, actor, input)) as Knowledgebase;
     const [total] = await db.$queryRaw<{ bytes: bigint }[]>`
     select coalesce((select sum(octet_length(markdown) + octet_length(title)) from pages where knowledgebase_id = ${knowledgebase.id}::uuid and organization_id = ${actor.organizationId}::uuid), 0)
          + coalesce((select sum(octet_length(coalesce(text, ''))) from sources where knowledgebase_id = ${knowledgebase.id}::uuid and organization_id = ${actor.organizationId}::uuid), 0) as bytes`;

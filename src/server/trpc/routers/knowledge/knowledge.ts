@@ -35,7 +35,7 @@ import { channelOf } from "@/server/auth/actor";
 import {
   createKnowledgebase,
   exportKnowledgebase,
-  getKnowledgebase,
+  getKnowledgebaseJson,
   listKnowledgebases,
   updateKnowledgebase,
 } from "@/server/services/knowledge/knowledgebases";
@@ -98,7 +98,7 @@ export const knowledgeRouter = restRouter("Knowledgebases", (rest) => ({
     output: CreateKnowledgebaseOutput,
   }),
 
-  get: rest.query(getKnowledgebase, {
+  get: rest.queryJson(getKnowledgebaseJson, {
     path: "/knowledgebases/{knowledgebaseId}",
     summary: "A knowledgebase with its sources and page index",
     description:
