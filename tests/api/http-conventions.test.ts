@@ -169,3 +169,33 @@ describe("RateLimit fields", () => {
     expect(read.headers.get("ratelimit")).toMatch(/^"default";r=\d+;t=\d+$/);
   });
 });
+
+describe("query parameters", () => {
+  // Names every plain object inherits once fell through to trpc-to-openapi's query object and
+  // answered 500; they are unknown fields like any other, on every GET.
+  it("refuses a parameter named like an object's built-in property with 400 invalid_request", async () => {
+    const tenant = await newOrganization();
+    const key = tenant.orgKey.secret;
+    for (const path of [
+      "/models?__proto__=1",
+      "/end-users?constructor=1",
+      "/agents?limit=2&toString=x",
+      "/knowledgebases?hasOwnProperty=1&__proto__=2",
+    ]) {
+      const response = await api("GET", path, { key });
+      const name = [...new URLSearchParams(path.split("?")[1]).keys()].find((param) => param !== "limit");
+      expect({ path, status: response.status, body: response.body }).toEqual({
+        path,
+        status: 400,
+        body: {
+          error: expect.objectContaining({
+            code: "invalid_request",
+            problems: expect.arrayContaining([{ path: name, message: "Unknown field" }]),
+          }),
+        },
+      });
+    }
+    const fine = await api("GET", "/agents?limit=2", { key });
+    expect(fine.status).toBe(200);
+  });
+});

@@ -10,7 +10,7 @@ import { authorize } from "@/server/auth/authorize";
 import { rateLimitHeaders, type RateLimitResult } from "@/server/auth/rate-limit";
 import type { Db } from "@/server/db";
 import { assertStorableText } from "@/server/bounds";
-import { AppError, toAppError } from "@/server/errors";
+import { AppError, invalidRequest, toAppError } from "@/server/errors";
 import { openApiDocument } from "@/server/openapi";
 import { labelRoute } from "@/server/observability/route-label";
 import {
@@ -207,6 +207,7 @@ async function serveRoute(
     );
     limitHeaders = rateLimitHeaders(rateLimit);
     authorize(actor, route.meta.auth ?? {});
+    refuseInheritedQueryNames(request.url);
     // A conversation turn with its files is read here and runs as a JSON turn would, files and all.
     let turnForm: TurnForm | null = null;
     if (route.meta.multipart === "conversation" && isMultipart(request)) turnForm = await readTurnForm(request);
@@ -412,6 +413,16 @@ async function callProcedure(
   return result.body === undefined
     ? new Response(null, { status: result.status, headers: responseHeaders })
     : textResponse(result.body, { status: result.status, headers: responseHeaders });
+}
+
+/**
+ * A query parameter named like a property every object inherits (`__proto__`, `constructor`,
+ * `toString`) is an unknown field: trpc-to-openapi collects the query into a plain object, where
+ * such a name reads the inherited value and the request failed as a 500.
+ */
+function refuseInheritedQueryNames(url: string): void {
+  const names = [...new Set(new URL(url).searchParams.keys())].filter((name) => name in Object.prototype);
+  if (names.length) throw invalidRequest(names.map((name) => ({ path: name, message: "Unknown field" })));
 }
 
 /** A query string as trpc-to-openapi gives it to a procedure: each parameter's value, a repeated one's as a list. */
