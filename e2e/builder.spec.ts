@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { api, screenshot, signedInDemo } from "./fixtures";
+import { api, createFromList, screenshot, signedInDemo } from "./fixtures";
 
 test("create an agent, edit it, publish it, change the draft, see it differ, roll back to version 1", async ({
   page,
@@ -9,9 +9,7 @@ test("create an agent, edit it, publish it, change the draft, see it differ, rol
   await page.getByRole("navigation").getByRole("link", { name: "Agents" }).click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Agents");
 
-  await page.getByLabel("Name").fill("Concierge");
-  await page.getByRole("button", { name: "Create agent" }).click();
-  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Concierge");
+  await createFromList(page, "agent", "Concierge");
   await expect(page.getByText("Unpublished")).toBeVisible();
 
   // Edit: autosaved.
@@ -97,9 +95,7 @@ test("a draft changed by someone else meanwhile is not overwritten: the editor s
 test("a new flow opens in the studio, says how to begin, shows feedback live and publishes", async ({ page }) => {
   await signedInDemo(page);
   await page.goto("/flows");
-  await page.getByLabel("Name").fill("Triage");
-  await page.getByRole("button", { name: "Create flow" }).click();
-  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Triage");
+  await createFromList(page, "flow", "Triage");
   await expect(page.getByTestId("empty-flow")).toContainText("Start your flow");
   await expect(page.getByTestId("flow-studio")).not.toContainText("trigger_start");
   await page.getByRole("button", { name: "Add a Start step" }).click();
@@ -121,9 +117,7 @@ test("the app editor orders members, checks JSON Schemas and names unpublished d
   await api(page.request, orgKey.secret, "POST", "/agents", { name: "Writer" });
 
   await page.goto("/apps");
-  await page.getByLabel("Name").fill("Newsroom");
-  await page.getByRole("button", { name: "Create app" }).click();
-  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Newsroom");
+  await createFromList(page, "app", "Newsroom");
   for (const name of ["Researcher", "Writer"]) {
     await page.getByRole("searchbox", { name: "Add a member" }).fill(name.slice(0, 4));
     await page.getByRole("button", { name: new RegExp(`^${name}`) }).click();

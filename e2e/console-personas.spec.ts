@@ -4,7 +4,7 @@
 // what only admins may do (hidden, or disabled with who may). At a desk (1440×900) and on a
 // phone (390×844).
 import { expect, test, type Page } from "@playwright/test";
-import { addMember, admin, api, screenshot, seedDemo, seriousA11yViolations, signIn } from "./fixtures";
+import { addMember, admin, api, createFromList, screenshot, seedDemo, seriousA11yViolations, signIn } from "./fixtures";
 
 const VIEWPORTS = [
   { name: "desktop", width: 1440, height: 900 },
@@ -47,9 +47,7 @@ for (const viewport of VIEWPORTS) {
 
       // The agent, with the knowledgebase picked by name.
       await page.goto("/agents");
-      await page.getByRole("form", { name: "Create agent" }).getByLabel("Name").fill("Concierge");
-      await page.getByRole("button", { name: "Create agent" }).click();
-      await expect(page.getByRole("heading", { level: 1 })).toHaveText("Concierge");
+      await createFromList(page, "agent", "Concierge");
       await page.getByRole("searchbox", { name: "Attach a knowledgebase" }).fill("guest");
       await page.getByRole("button", { name: /^Guest handbook/ }).click();
       await expect(
@@ -72,9 +70,7 @@ for (const viewport of VIEWPORTS) {
 
       // The app, with the agent as its member, published.
       await page.goto("/apps");
-      await page.getByRole("form", { name: "Create app" }).getByLabel("Name").fill("Front desk");
-      await page.getByRole("button", { name: "Create app" }).click();
-      await expect(page.getByRole("heading", { level: 1 })).toHaveText("Front desk");
+      await createFromList(page, "app", "Front desk");
       await page.getByRole("searchbox", { name: "Add a member" }).fill("conc");
       await page.getByRole("button", { name: /^Concierge/ }).click();
       await expect(page.getByTestId("app-member")).toHaveCount(1);

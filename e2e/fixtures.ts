@@ -296,3 +296,33 @@ export async function provisionPortalUser(
   if (signedIn) await portalSignIn(page.request, slug, demo.organization.id, email);
   return { demo, key, appId: made.id, portalId: opened.id, endUserId: endUser.id };
 }
+
+/**
+ * Creates an agent, flow or app with its list page's form and waits for its editor. Creating
+ * from that form has failed now and then on CI (the list's heading stayed), unreproduced here:
+ * a failure says what the page showed, for the next look.
+ */
+export async function createFromList(page: Page, kind: "agent" | "flow" | "app", name: string): Promise<void> {
+  const form = page.getByRole("form", { name: `Create ${kind}` });
+  await form.getByLabel("Name").fill(name);
+  await form.getByRole("button", { name: `Create ${kind}` }).click();
+  try {
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText(name);
+  } catch (error) {
+    const typed = await form
+      .getByLabel("Name")
+      .inputValue({ timeout: 1_000 })
+      .catch(() => "(no such field)");
+    const alerts = await page.getByRole("alert").allTextContents();
+    const hints = await form.locator(".field-error, .hint").allTextContents();
+    const button = form.getByRole("button", { name: `Create ${kind}` });
+    const state = {
+      buttonDisabled: await button.isDisabled({ timeout: 1_000 }).catch(() => null),
+      formValid: await form.evaluate((element) => (element as HTMLFormElement).checkValidity()).catch(() => null),
+    };
+    throw new Error(
+      `${error instanceof Error ? error.message : String(error)}\nAfter "Create ${kind}" the page is ${page.url()}; its Name field holds ${JSON.stringify(typed)}; alerts ${JSON.stringify(alerts)}; field notes ${JSON.stringify(hints)}; ${JSON.stringify(state)}`,
+      { cause: error },
+    );
+  }
+}
