@@ -16,6 +16,7 @@ import type { AddressInfo } from "node:net";
 import { pinnedFetch } from "@/server/jobs/fetch-url";
 import { RUN_LIMITS } from "@/server/runtime/limits";
 import { openAICompatibleParts, type PlainPart } from "@/server/runtime/openai-stream";
+import { collectGarbageEvery, within } from "../garbage";
 import { newOrganization, restHandler } from "../helpers";
 import { deltaText, plainApp, readEvents } from "../runtime-helpers";
 
@@ -131,6 +132,21 @@ describe("a provider's stream read from pinnedFetch's node:http response", () =>
     await expect(reading).rejects.toBe(stop);
     expect(parts).toEqual([{ type: "text", text: "Refunds " }]);
     await closed;
+  });
+
+  it("still stops a provider that stalls mid-answer at the call's time limit after a garbage collection", async () => {
+    script = { writes: [utf8(token("Refunds "))], then: "hold" };
+    const stopCollecting = collectGarbageEvery(20);
+    const answered = pinnedFetch(
+      `${baseURL}/chat/completions`,
+      { method: "POST", body: "{}", signal: AbortSignal.timeout(300) },
+      { purpose: "deployment" },
+    )
+      .then((response) => response.text())
+      .catch((error: Error) => `failed: ${error.message}`);
+    const outcome = await within(3_000, answered);
+    stopCollecting();
+    expect(outcome).toBe("failed: aborted");
   });
 
   it("is still an ordinary fetch body to any other caller", async () => {

@@ -4,7 +4,7 @@
 import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   AuthenticationError,
   ConflictError,
@@ -18,6 +18,7 @@ import {
   UnprocessableError,
   ValidationError,
 } from "@atrium/sdk";
+import { collectGarbageEvery, within } from "../garbage";
 import { parseRetryAfterSeconds } from "../../packages/sdk/src/errors";
 import {
   backoffMs,
@@ -209,6 +210,62 @@ describe("the SDK against a stand-in server", () => {
     expect(failed).toBeInstanceOf(ConnectionError);
     expect(failed).toMatchObject({ status: null, code: "timeout", requestId: null });
     expect(seen).toHaveLength(1);
+  });
+
+  describe("while the garbage collector runs", () => {
+    let stopCollecting = () => {};
+    beforeEach(() => void (stopCollecting = collectGarbageEvery(20)));
+    afterEach(() => stopCollecting());
+
+    it("still times out an attempt that hangs", async () => {
+      script = [hang];
+      const failed = await within(
+        3_000,
+        sdk({ timeout: 300, maxRetries: 0 })
+          .client.GET("/models")
+          .catch((error: unknown) => error),
+      );
+      expect(failed).toBeInstanceOf(TimeoutError);
+    });
+
+    it("still ends a hanging request when the caller aborts", async () => {
+      script = [hang];
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 300);
+      const aborted = await within(
+        3_000,
+        sdk()
+          .client.GET("/models", { signal: controller.signal })
+          .catch((error: unknown) => error),
+      );
+      expect(aborted).toMatchObject({ name: "AbortError" });
+    });
+
+    it("still ends a stream that waits for its next event when the caller aborts", async () => {
+      script = [
+        (_, response) => {
+          response.writeHead(200, { "Content-Type": "text/event-stream" });
+          response.write(
+            `event: run\nid: 1\ndata: ${JSON.stringify({ execution_id: "ex_1", conversation_id: "co_1" })}\n\n`,
+          );
+        },
+      ];
+      const controller = new AbortController();
+      const events: string[] = [];
+      const followed = (async () => {
+        for await (const event of sdk().apps.converse(
+          "app_1",
+          { message: "Refunds?" },
+          { signal: controller.signal },
+        )) {
+          events.push(event.type);
+          setTimeout(() => controller.abort(), 300);
+        }
+      })().catch((error: unknown) => error);
+      expect(await within(3_000, followed)).toMatchObject({ name: "AbortError" });
+      expect(events).toEqual(["run"]);
+      expect(seen).toHaveLength(1);
+    });
   });
 
   it("throws a ConnectionError (not a bare TypeError) when nothing listens, after its retries", async () => {

@@ -214,10 +214,15 @@ export function createAtrium(options: AtriumOptions): Atrium {
     response: Response,
     seen: { lastEventId: number; ended: boolean },
     idleTimeout: number,
+    signal: AbortSignal | undefined,
   ): AsyncGenerator<ConversationEvent> {
     if (!response.body) return;
     const requestId = response.headers.get("x-request-id");
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    // The caller's abort ends the read itself: the request's signal may no longer reach the body
+    // once its Request has been collected (transport.ts, attemptOnce). `follow` then throws it.
+    const stopReading = () => void reader.cancel(signal?.reason).catch(() => undefined);
+    signal?.addEventListener("abort", stopReading, { once: true });
     const events: EventSourceMessage[] = [];
     const parser = createParser({ onEvent: (event) => events.push(event) });
     try {
@@ -257,6 +262,7 @@ export function createAtrium(options: AtriumOptions): Atrium {
         }
       }
     } finally {
+      signal?.removeEventListener("abort", stopReading);
       // Closing on `done` (or on a throw) ends the request; the run itself goes on only until it ends.
       await reader.cancel().catch(() => undefined);
     }
@@ -286,7 +292,7 @@ export function createAtrium(options: AtriumOptions): Atrium {
     let response = await first();
     for (let reconnects = 0; ;) {
       if (response.status === 204) return;
-      for await (const event of eventsOf(response, state, idleTimeout)) {
+      for await (const event of eventsOf(response, state, idleTimeout, stream.signal)) {
         if (event.type === "run") state.executionId = event.execution_id;
         yield event;
       }

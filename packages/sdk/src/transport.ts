@@ -63,7 +63,12 @@ export function createSend(defaults: {
   };
 }
 
-/** One attempt under its own timeout; the user's abort passes through as it is. */
+/**
+ * One attempt under its own timeout; the user's abort passes through as it is. The attempt is raced
+ * against the timeout and the abort as well as handed their signal: undici's Request follows a
+ * signal only while the Request it was built from stays reachable, so after a garbage collection
+ * an abort may never reach the fetch (the attempt would hang past its timeout).
+ */
 async function attemptOnce(
   fetch: (request: Request) => Promise<Response>,
   request: Request,
@@ -72,8 +77,18 @@ async function attemptOnce(
   buffer: boolean,
 ): Promise<Response> {
   const timer = new AbortController();
-  const timeout = setTimeout(() => timer.abort(new TimeoutError(timeoutMs)), timeoutMs);
-  try {
+  let timeout: ReturnType<typeof setTimeout> | undefined;
+  let onUserAbort = () => {};
+  const stopped = new Promise<never>((_, reject) => {
+    timeout = setTimeout(() => {
+      const reason = new TimeoutError(timeoutMs);
+      timer.abort(reason);
+      reject(reason);
+    }, timeoutMs);
+    onUserAbort = () => reject(userSignal.reason as Error);
+    userSignal.addEventListener("abort", onUserAbort, { once: true });
+  });
+  const answer = async () => {
     const response = await fetch(new Request(request, { signal: AbortSignal.any([userSignal, timer.signal]) }));
     if (!buffer && response.ok) return response;
     // Read within the timeout: a body cut off or stalled is a failed attempt, retried like any other.
@@ -83,11 +98,15 @@ async function attemptOnce(
       statusText: response.statusText,
       headers: response.headers,
     });
+  };
+  try {
+    return await Promise.race([answer(), stopped]);
   } catch (error) {
     if (timer.signal.aborted && !userSignal.aborted) throw timer.signal.reason;
     throw error;
   } finally {
     clearTimeout(timeout);
+    userSignal.removeEventListener("abort", onUserAbort);
   }
 }
 
