@@ -110,6 +110,40 @@ test("a new flow opens in the studio, says how to begin, shows feedback live and
   await expect(page.getByTestId("version-1")).toContainText("Live");
 });
 
+test("while a new flow's studio loads, its Create button stays busy and the bar shows; one flow is made", async ({
+  page,
+}) => {
+  const { orgKey } = await signedInDemo(page);
+  await page.goto("/flows");
+  // The studio's page answers slowly, as on a slow connection.
+  let released: () => void = () => {};
+  const held = new Promise<void>((resolve) => (released = resolve));
+  await page.route(
+    (url) => url.pathname.startsWith("/flows/"),
+    async (route) => {
+      if (route.request().headers()["rsc"]) await held;
+      await route.continue();
+    },
+  );
+  const form = page.getByRole("form", { name: "Create flow" });
+  const button = form.getByRole("button", { name: "Create flow" });
+  await form.getByLabel("Name").fill("Slow start");
+  const created = page.waitForResponse(
+    (response) => response.request().method() === "POST" && new URL(response.url()).pathname.startsWith("/api/trpc/"),
+  );
+  await button.click();
+  expect((await created).ok()).toBe(true);
+  // The flow exists; while its studio has not come, the button must not invite a second one.
+  await page.waitForTimeout(500);
+  expect(await button.isDisabled()).toBe(true);
+  await expect(page.getByRole("progressbar", { name: "Loading the page" })).toBeVisible();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Flows");
+  released();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Slow start");
+  const { flows } = await api(page.request, orgKey.secret, "GET", "/flows?include=drafts");
+  expect(flows.filter((flow: { name: string }) => flow.name === "Slow start")).toHaveLength(1);
+});
+
 test("the app editor orders members, checks JSON Schemas and names unpublished dependencies", async ({ page }) => {
   const { orgKey } = await signedInDemo(page);
   const live = (await api(page.request, orgKey.secret, "POST", "/agents", { name: "Researcher" })).agent;

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import readline from "node:readline";
-import { expect, type APIRequestContext, type Page } from "@playwright/test";
+import { expect, type APIRequestContext, type ConsoleMessage, type Page, type Request } from "@playwright/test";
 import { E2E_DATA_DIR } from "../playwright.config";
 
 export interface Demo {
@@ -305,6 +305,31 @@ export async function provisionPortalUser(
 export async function createFromList(page: Page, kind: "agent" | "flow" | "app", name: string): Promise<void> {
   const form = page.getByRole("form", { name: `Create ${kind}` });
   await form.getByLabel("Name").fill(name);
+  // What the page asked of the server from the click on, and what the browser logged.
+  const clicked = Date.now();
+  const traffic: string[] = [];
+  const since = () => `${Date.now() - clicked} ms`;
+  const ours = (url: string) => !new URL(url).pathname.startsWith("/_next/static");
+  const onRequest = (request: Request) => {
+    if (ours(request.url()))
+      traffic.push(
+        `${since()} ${request.method()} ${new URL(request.url()).pathname}${request.headers()["rsc"] ? " (RSC)" : ""}`,
+      );
+  };
+  const onFinished = async (request: Request) => {
+    if (ours(request.url()))
+      traffic.push(`${since()} done ${new URL(request.url()).pathname}: ${(await request.response())?.status()}`);
+  };
+  const onFailed = (request: Request) => {
+    if (ours(request.url()))
+      traffic.push(`${since()} failed ${new URL(request.url()).pathname}: ${request.failure()?.errorText}`);
+  };
+  const onConsole = (message: ConsoleMessage) =>
+    traffic.push(`${since()} console.${message.type()}: ${message.text()}`);
+  page.on("request", onRequest);
+  page.on("requestfinished", onFinished);
+  page.on("requestfailed", onFailed);
+  page.on("console", onConsole);
   await form.getByRole("button", { name: `Create ${kind}` }).click();
   try {
     await expect(page.getByRole("heading", { level: 1 })).toHaveText(name);
@@ -321,8 +346,13 @@ export async function createFromList(page: Page, kind: "agent" | "flow" | "app",
       formValid: await form.evaluate((element) => (element as HTMLFormElement).checkValidity()).catch(() => null),
     };
     throw new Error(
-      `${error instanceof Error ? error.message : String(error)}\nAfter "Create ${kind}" the page is ${page.url()}; its Name field holds ${JSON.stringify(typed)}; alerts ${JSON.stringify(alerts)}; field notes ${JSON.stringify(hints)}; ${JSON.stringify(state)}`,
+      `${error instanceof Error ? error.message : String(error)}\nAfter "Create ${kind}" the page is ${page.url()}; its Name field holds ${JSON.stringify(typed)}; alerts ${JSON.stringify(alerts)}; field notes ${JSON.stringify(hints)}; ${JSON.stringify(state)}\nSince the click:\n${traffic.join("\n")}`,
       { cause: error },
     );
+  } finally {
+    page.off("request", onRequest);
+    page.off("requestfinished", onFinished);
+    page.off("requestfailed", onFailed);
+    page.off("console", onConsole);
   }
 }

@@ -8,11 +8,11 @@ import {
   Panel,
   useCursorList,
   fieldProblem,
+  useOpenPage,
   useZodForm,
 } from "@/components/console";
 import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
-import { useRouter } from "next/navigation";
 import { useWatch } from "react-hook-form";
 import { ONE, useKindProcedures, type Doc, type KindPlural } from "./use-draft-editor";
 import { CreateDraftInputs } from "@/schemas/builder/builder";
@@ -29,7 +29,7 @@ const BLURB = {
 
 export function BuilderList({ kind }: { kind: KindPlural }) {
   const procs = useKindProcedures(kind);
-  const router = useRouter();
+  const { opening, open } = useOpenPage();
   const list = useCursorList(
     (cursor) =>
       procs.list.queryOptions({ include: "drafts", limit: 100, ...(cursor ? { cursor } : {}) }) as {
@@ -41,7 +41,7 @@ export function BuilderList({ kind }: { kind: KindPlural }) {
   const form = useZodForm(CreateDraftInputs[kind], { defaultValues: { name: "" } });
   const name = useWatch({ control: form.control, name: "name" });
   const create = useMutation(
-    procs.create.mutationOptions({ onSuccess: (data: Doc) => router.push(editorHref(kind, data[ONE[kind]].id)) }),
+    procs.create.mutationOptions({ onSuccess: (data: Doc) => open(editorHref(kind, data[ONE[kind]].id)) }),
   ) as {
     mutate: (input: Doc) => void;
     isPending: boolean;
@@ -59,7 +59,7 @@ export function BuilderList({ kind }: { kind: KindPlural }) {
           <input required maxLength={MAX_NAME_CHARS} placeholder={`New ${ONE[kind]} name`} {...form.register("name")} />
         </FormField>
         <DuplicateNameNote kind={kind} name={name} />
-        <FormActions error={create.error} submitLabel={`Create ${ONE[kind]}`} pending={create.isPending} />
+        <FormActions error={create.error} submitLabel={`Create ${ONE[kind]}`} pending={create.isPending || opening} />
       </Panel>
       {kind !== "agents" && (
         <details className="templates">

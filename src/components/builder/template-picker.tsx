@@ -2,9 +2,8 @@
 // "New from template" on the Flows and Apps pages: the starter flows and apps
 // (services/builder/builder-templates.ts), each copied as an unpublished flow and an app calling it.
 import { useMutation, useQuery } from "@tanstack/react-query";
-import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { ErrorAlert, notifyDone, Panel } from "@/components/console";
+import { ErrorAlert, notifyDone, Panel, useOpenPage } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { typeLabel } from "./flow-nodes";
 import { KnowledgebaseName, KnowledgebasePicker } from "./knowledgebase-picker";
@@ -19,14 +18,14 @@ function stepWords(type: string): string {
 
 export function TemplatePicker({ open: opens }: { open: "flows" | "apps" }) {
   const trpc = useTRPC();
-  const router = useRouter();
+  const { opening, open } = useOpenPage();
   const templates = useQuery(trpc.builderTemplates.list.queryOptions());
   const [knowledgebaseId, setKnowledgebaseId] = useState<string | null>(null);
   const copy = useMutation(
     trpc.builderTemplates.copy.mutationOptions({
       onSuccess: ({ flow, app }) => {
         notifyDone(`Copied as the flow “${flow.name}” and the app “${app.name}”, both drafts.`);
-        router.push(opens === "flows" ? `/flows/${flow.id}/studio` : `/apps/${app.id}`);
+        open(opens === "flows" ? `/flows/${flow.id}/studio` : `/apps/${app.id}`);
       },
     }),
   );
@@ -57,7 +56,7 @@ export function TemplatePicker({ open: opens }: { open: "flows" | "apps" }) {
               ))}
             <button
               type="button"
-              disabled={copy.isPending || (template.needsKnowledgebase && !knowledgebaseId)}
+              disabled={copy.isPending || opening || (template.needsKnowledgebase && !knowledgebaseId)}
               onClick={() =>
                 copy.mutate({
                   templateId: template.id,

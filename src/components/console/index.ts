@@ -54,6 +54,7 @@ export { DataTable, ListTable, NAME_COLUMN, NameWithCode, type Column, type Data
 export { ErrorAlert, errorEnvelope, refusedField } from "./error-alert";
 export { FormField } from "./form-field";
 export { LoadMore } from "./load-more";
+export { useOpenPage } from "./navigation-progress";
 export { PageHeader, pageTitle } from "./page-header";
 export { FormActions, Panel } from "./panel";
 export { RecentActivity } from "./recent-activity";

@@ -3,7 +3,8 @@
 // a slow connection shows something at once; the console's loading.tsx shows a skeleton below it.
 // App Router has no navigation events: a click on a same-origin link to another path starts the
 // bar, and the new pathname (or a 10 s limit) ends it.
-import { useEffect } from "react";
+import { useRouter } from "next/navigation";
+import { useCallback, useEffect, useTransition } from "react";
 import { usePageState } from "./use-page-state";
 
 const GIVE_UP_MS = 10_000;
@@ -54,4 +55,22 @@ export function NavigationProgress() {
 /** Shows the bar for a navigation started in code (router.push). */
 export function announceNavigation(): void {
   window.dispatchEvent(new Event("atrium:navigate"));
+}
+
+/**
+ * Opens another console page from code (the editor of what a form just created): the bar shows at
+ * once, and `opening` stays true until that page is there, so the form's button stays busy
+ * instead of looking as if nothing happened (and inviting a second click, a second item).
+ */
+export function useOpenPage(): { opening: boolean; open: (href: string) => void } {
+  const router = useRouter();
+  const [opening, startOpening] = useTransition();
+  const open = useCallback(
+    (href: string) => {
+      announceNavigation();
+      startOpening(() => router.push(href));
+    },
+    [router],
+  );
+  return { opening, open };
 }

@@ -1,7 +1,6 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useRouter } from "next/navigation";
 import { PortalLink } from "@/components/portal/portal-link";
 import { useTRPC } from "@/lib/trpc";
 import {
@@ -12,6 +11,7 @@ import {
   Panel,
   useCursorList,
   useMay,
+  useOpenPage,
 } from "@/components/console";
 import { CreatePortalInput } from "@/schemas/portal/portal";
 
@@ -33,7 +33,7 @@ function Admissions({ portalId }: { portalId: string }) {
 
 export default function PortalsPage() {
   const trpc = useTRPC();
-  const router = useRouter();
+  const { opening, open } = useOpenPage();
   const queryClient = useQueryClient();
   const portals = useCursorList(
     (cursor) => trpc.portals.list.queryOptions({ limit: 50, ...(cursor ? { cursor } : {}) }),
@@ -44,7 +44,7 @@ export default function PortalsPage() {
     trpc.portals.create.mutationOptions({
       onSuccess: ({ portal }) => {
         void queryClient.invalidateQueries({ queryKey: trpc.portals.list.queryKey() });
-        router.push(`/portals/${portal.id}`);
+        open(`/portals/${portal.id}`);
       },
     }),
   );
@@ -59,7 +59,7 @@ export default function PortalsPage() {
       {mayGrant && (
         <CreateNamedItemPanel
           schema={CreatePortalInput}
-          create={create}
+          create={{ ...create, isPending: create.isPending || opening }}
           label="Create a portal"
           submitLabel="Create portal"
           className="inline-form"
