@@ -109,6 +109,14 @@ for (const viewport of VIEWPORTS) {
     await expect(page.getByText("No user group is admitted yet")).toBeVisible();
     await screenshot(page, "provisioning-portal");
 
+    // A portal created from the list opens on its own page, with its settings.
+    await page.getByRole("link", { name: "Portals" }).first().click();
+    const created = page.getByRole("form", { name: "Create a portal" });
+    await created.getByLabel("Name").fill(`Partners ${viewport.width}`);
+    await created.getByRole("button", { name: "Create portal" }).click();
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText(`Partners ${viewport.width}`);
+    expect(page.url()).toMatch(/\/portals\/[0-9a-f-]{36}$/);
+
     // A plan edited: renamed, more credits for its subscriber, asked first.
     await page.goto("/plans");
     const planRow = page.getByTestId("plan-row").filter({ hasText: "Starter" });
