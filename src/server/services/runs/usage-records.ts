@@ -40,6 +40,18 @@ function addedCounters(columns: readonly string[], ...more: string[]): string {
   return [...columns, ...more].map((column) => `${column} = r.${column} + excluded.${column}`).join(",\n    ");
 }
 
+/** The plan a run's usage counts under: the paying pool's, else the end user's first active pool in charge order. */
+const usagePlan = (of: { subscription: string; endUser: string; organization: string }) => `coalesce(
+        (select s.tier_plan_id from subscriptions s join end_users u on u.id = s.end_user_id where s.id = ${of.subscription} and u.organization_id = ${of.organization}),
+        (select s.tier_plan_id from subscriptions s join end_users u on u.id = s.end_user_id
+          where s.end_user_id = ${of.endUser} and u.organization_id = ${of.organization} and s.status = 'active'
+          order by s.credits_reset_at, s.created_at, s.id limit 1)
+      )`;
+
+/** The dimensions a run's usage is added to (the plan's from `e.plan_id`), numbered in the order their rows are locked. */
+const usageDimensions = (app: string, endUser: string, portal: string) =>
+  `(values (1, 'organization', null::uuid), (2, 'app', ${app}), (3, 'end_user', ${endUser}), (4, 'portal', ${portal}), (5, 'plan', e.plan_id)) as d(n, dimension, key_id)`;
+
 /**
  * One upsert per event, a row per grain (hour, day, month) and dimension, always in the same order so concurrent writers
  * lock rows alike. The plan is the paying pool's, else the end user's first pool in charge order.
@@ -49,12 +61,7 @@ function addedCounters(columns: readonly string[], ...more: string[]): string {
  */
 const USAGE_EVENT_CTE = `event as (
     select $1::uuid as organization_id,
-      coalesce(
-        (select s.tier_plan_id from subscriptions s join end_users u on u.id = s.end_user_id where s.id = $6::uuid and u.organization_id = $1::uuid),
-        (select s.tier_plan_id from subscriptions s join end_users u on u.id = s.end_user_id
-          where s.end_user_id = $4::uuid and u.organization_id = $1::uuid and s.status = 'active'
-          order by s.credits_reset_at, s.created_at, s.id limit 1)
-      ) as plan_id
+      ${usagePlan({ subscription: "$6::uuid", endUser: "$4::uuid", organization: "$1::uuid" })} as plan_id
     from no_flush
   )`;
 const USAGE_TOTALS_INSERT = `insert into usage_rollup as r (organization_id, grain, dimension, key_id, starts_at, credits, conversations, turns, transactions, test_runs, searches, failures, input_tokens, output_tokens, refusals)
@@ -62,7 +69,7 @@ const USAGE_TOTALS_INSERT = `insert into usage_rollup as r (organization_id, gra
     $7::int8, $8::int8, $9::int8, $10::int8, $11::int8, $12::int8, $13::int8, $14::int8, $15::int8, $16::jsonb
   from event e
   cross join (values ('day'), ('hour'), ('month')) as g(grain)
-  cross join lateral (values (1, 'organization', null::uuid), (2, 'app', $3::uuid), (3, 'end_user', $4::uuid), (4, 'portal', $5::uuid), (5, 'plan', e.plan_id)) as d(n, dimension, key_id)
+  cross join lateral ${usageDimensions("$3::uuid", "$4::uuid", "$5::uuid")}
   order by g.grain, d.n
   on conflict (organization_id, grain, dimension, key_id, starts_at) do update set
     ${addedCounters(RUN_COUNTERS, "searches")},
@@ -142,12 +149,7 @@ const RECORD_RUNS_USAGE_SQL = `
   with no_flush as (${NO_FLUSH}),
   runs as (
     select r.*,
-      coalesce(
-        (select s.tier_plan_id from subscriptions s join end_users u on u.id = s.end_user_id where s.id = r.subscription_id and u.organization_id = r.organization_id),
-        (select s.tier_plan_id from subscriptions s join end_users u on u.id = s.end_user_id
-          where s.end_user_id = r.end_user_id and u.organization_id = r.organization_id and s.status = 'active'
-          order by s.credits_reset_at, s.created_at, s.id limit 1)
-      ) as plan_id
+      ${usagePlan({ subscription: "r.subscription_id", endUser: "r.end_user_id", organization: "r.organization_id" })} as plan_id
     from (
       select i as n, ${element(1, "uuid", "i")} as organization_id, ${element(2, "timestamptz", "i")} as at, ${element(3, "uuid", "i")} as app_id,
         ${element(4, "uuid", "i")} as end_user_id, ${element(5, "uuid", "i")} as portal_id, ${element(14, "uuid", "i")} as subscription_id, ${RUN_COUNTER_VALUES}
@@ -159,7 +161,7 @@ const RECORD_RUNS_USAGE_SQL = `
     select e.organization_id, g.grain, d.dimension, coalesce(d.key_id, '${NONE}'::uuid), date_trunc(g.grain, e.at, 'UTC'), ${sums("e", RUN_COUNTERS)}
     from runs e
     cross join ${GRAINS}
-    cross join lateral (values (1, 'organization', null::uuid), (2, 'app', e.app_id), (3, 'end_user', e.end_user_id), (4, 'portal', e.portal_id), (5, 'plan', e.plan_id)) as d(n, dimension, key_id)
+    cross join lateral ${usageDimensions("e.app_id", "e.end_user_id", "e.portal_id")}
     group by g.grain, d.n, d.dimension, e.organization_id, 4, 5
     order by g.grain, d.n, e.organization_id, 4, 5
     on conflict (organization_id, grain, dimension, key_id, starts_at) do update set
