@@ -3,6 +3,7 @@
 import type { Db } from "@/server/db";
 import { logger } from "@/server/observability/log";
 import { isUniqueViolation, whenDatabaseAnswers } from "@/server/runtime/database-wait";
+import { queueForStatement, type StatementQueue } from "@/server/tick-batches";
 import { RUN_LIMITS, runLimitExceeded, STORED_EVENT_OVERHEAD } from "@/server/runtime/limits";
 import {
   eventsPayload,
@@ -112,39 +113,13 @@ interface StoreRequest {
   resolve: () => void;
   reject: (error: unknown) => void;
 }
-interface StoreQueue {
-  waiting: StoreRequest[];
-  running: number;
-  scheduled: boolean;
-}
-const storing = new WeakMap<Db, StoreQueue>();
+const storing = new WeakMap<Db, StatementQueue<StoreRequest>>();
+const STORE_LIMITS = { most: STORE_BATCHES, inFlight: STORES_IN_FLIGHT };
 
 export function storeRunEvents(db: Db, batch: EventBatch): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let queue = storing.get(db);
-    if (!queue) {
-      queue = { waiting: [], running: 0, scheduled: false };
-      storing.set(db, queue);
-    }
-    queue.waiting.push({ batch, resolve, reject });
-    scheduleStores(db, queue);
-  });
-}
-
-/** Sends what waits at the end of this turn of the event loop, if a statement may start. */
-function scheduleStores(db: Db, queue: StoreQueue): void {
-  if (queue.scheduled || queue.running >= STORES_IN_FLIGHT || queue.waiting.length === 0) return;
-  queue.scheduled = true;
-  setImmediate(() => {
-    queue.scheduled = false;
-    while (queue.running < STORES_IN_FLIGHT && queue.waiting.length > 0) {
-      queue.running++;
-      void sendStores(db, queue.waiting.splice(0, STORE_BATCHES)).finally(() => {
-        queue.running--;
-        scheduleStores(db, queue);
-      });
-    }
-  });
+  return new Promise((resolve, reject) =>
+    queueForStatement(storing, db, { batch, resolve, reject }, STORE_LIMITS, sendStores),
+  );
 }
 
 async function sendStores(db: Db, requests: StoreRequest[]): Promise<void> {

@@ -4,6 +4,7 @@ import { USAGE_METRICS, type UsageMetrics } from "@/schemas/runs/usage";
 import { FAILURE_STATUSES, type ExecutionUsage } from "@/schemas/runs/runtime";
 import { NO_FLUSH, type Db } from "@/server/db";
 import { logger } from "@/server/observability/log";
+import { queueForStatement, type StatementQueue } from "@/server/tick-batches";
 
 /** The key of "none" (a run without an end user, portal or plan) and of the organization's own row. */
 export const NONE = "00000000-0000-0000-0000-000000000000";
@@ -200,14 +201,9 @@ interface PendingRun {
   calls: readonly ExecutionUsage["calls"][number][];
   done: () => void;
 }
-interface RunsQueue {
-  waiting: PendingRun[];
-  running: boolean;
-  scheduled: boolean;
-}
-/** The most runs one statement records: a larger backlog goes in several. */
-const RUNS_PER_STATEMENT = 500;
-const recording = new WeakMap<Db, RunsQueue>();
+/** The most runs one statement records (a larger backlog goes in several), one statement at a time. */
+const USAGE_STATEMENT_LIMITS = { most: 500, inFlight: 1 };
+const recording = new WeakMap<Db, StatementQueue<PendingRun>>();
 
 /**
  * Adds a finished run to the rollup; never throws. Runs of the process that end while its last
@@ -234,31 +230,24 @@ export function recordRunUsage(db: Db, organizationId: string, run: RunUsage): P
       outputTokens: run.usage?.outputTokens ?? 0,
     },
   };
-  return new Promise((done) => {
-    let queue = recording.get(db);
-    if (!queue) {
-      queue = { waiting: [], running: false, scheduled: false };
-      recording.set(db, queue);
-    }
-    queue.waiting.push({ event, calls: run.usage?.calls ?? [], done });
-    scheduleRuns(db, queue);
-  });
+  return new Promise((done) =>
+    queueForStatement(
+      recording,
+      db,
+      { event, calls: run.usage?.calls ?? [], done },
+      USAGE_STATEMENT_LIMITS,
+      sendAndRelease,
+    ),
+  );
 }
 
-/** Sends what waits at the end of this turn of the event loop, unless a statement runs. */
-function scheduleRuns(db: Db, queue: RunsQueue): void {
-  if (queue.scheduled || queue.running || queue.waiting.length === 0) return;
-  queue.scheduled = true;
-  setImmediate(() => {
-    queue.scheduled = false;
-    queue.running = true;
-    const runs = queue.waiting.splice(0, RUNS_PER_STATEMENT);
-    void sendRuns(db, runs).finally(() => {
-      queue.running = false;
-      for (const run of runs) run.done();
-      scheduleRuns(db, queue);
-    });
-  });
+/** The runs' statement; their turns go on once it has answered, whatever it answered. */
+async function sendAndRelease(db: Db, runs: PendingRun[]): Promise<void> {
+  try {
+    await sendRuns(db, runs);
+  } finally {
+    for (const run of runs) run.done();
+  }
 }
 
 /** The runs in one statement; if it fails, each alone, so that one run's failure is logged for it alone. */
