@@ -7,6 +7,7 @@ import type { IncomingMessage } from "node:http";
 import { finished } from "node:stream";
 import { APICallError } from "@ai-sdk/provider";
 import { createParser } from "eventsource-parser";
+import { groupedDigits } from "@/lib/digits";
 import { takeNodeBody } from "@/server/jobs/fetch-url";
 import type { ReportedUsage } from "./model-types";
 
@@ -45,6 +46,12 @@ function refusalMessage(body: string, statusText: string): string {
   }
   return statusText;
 }
+
+/**
+ * The most characters a provider's reply may send without ending an event: a chunk is a few
+ * hundred, and the parser keeps an unended event whole, so an endless line would fill the memory.
+ */
+export const MAX_EVENT_CHARS = 1024 * 1024;
 
 /** A refusal's body is read up to this many bytes: the message is near its start, and a provider may send any size. */
 export const MAX_REFUSAL_BODY_BYTES = 64 * 1024;
@@ -115,11 +122,19 @@ class ReplyParts {
   private usage: ReportedUsage = {};
   private finishReason = "other";
 
+  /** Characters read since the last event ended, at most: all of a read that ended one counts. */
+  private sinceEvent = 0;
+
   constructor(private readonly onPart: (part: PlainPart) => void) {}
 
   /** One read of the connection; throws the provider's mid-stream error, or what `onPart` threw. */
   read(text: string): void {
     this.parser.feed(text);
+    this.sinceEvent = this.events.length > 0 ? text.length : this.sinceEvent + text.length;
+    if (this.sinceEvent > MAX_EVENT_CHARS)
+      throw new Error(
+        `The provider sent more than ${groupedDigits(MAX_EVENT_CHARS)} characters without ending an event.`,
+      );
     let piece = "";
     let failure: Error | undefined;
     for (const data of this.events) {
