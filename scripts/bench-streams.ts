@@ -9,6 +9,7 @@
 // and what failed. BENCH_STREAMS=500,1000, BENCH_STREAM_SECONDS=10 and BENCH_STREAM_PROCESSES=1
 // shorten it; BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of each server process.
 import { spawn, type ChildProcess } from "node:child_process";
+import http from "node:http";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -75,6 +76,9 @@ interface Round {
   failures: string[];
   delayP50Ms: number;
   delayP99Ms: number;
+  /** From sending the turn to its first token, the wait an end user sees before the answer starts. */
+  firstTokenP50Ms: number;
+  firstTokenP99Ms: number;
   events: number;
   rssAtRestMb: number[];
   rssPeakMb: number[];
@@ -94,39 +98,61 @@ function startServer(port: number, databaseUrl: string, dataDir: string): ChildP
   );
 }
 
-/** One streamed turn: the delay of every token event, or why it failed. */
-async function streamTurn(base: string, key: string, appId: string, delays: number[]): Promise<string | null> {
-  try {
-    const response = await fetch(`${base}/api/v1/apps/${appId}/conversation`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify({ message: "Tell me a long story.", stream: true }),
-    });
-    if (response.status !== 200 || !response.body) return `status ${response.status}`;
-    let done = false;
-    let error: string | null = null;
-    const parser = createParser({
-      onEvent(event) {
-        const now = Date.now();
-        if (event.event === "done") done = true;
-        else if (event.event === "error") error = `error event ${event.data.slice(0, 120)}`;
-        // Only deltas: the final event repeats the whole reply.
-        if (event.event !== "delta") return;
-        for (const match of event.data.matchAll(/\u27e8(\d{13})\u27e9/g)) delays.push(now - Number(match[1]));
+/**
+ * One streamed turn: the delay of every token event, or why it failed. Read through node:http
+ * rather than fetch: the load generator shares the machine's two cores with the server, and
+ * fetch's web streams cost it several times the CPU a token, time the server's figures would pay.
+ */
+function streamTurn(
+  base: string,
+  key: string,
+  appId: string,
+  delays: number[],
+  firstTokens: number[],
+): Promise<string | null> {
+  const sent = Date.now();
+  let first = true;
+  let done = false;
+  let error: string | null = null;
+  const parser = createParser({
+    onEvent(event) {
+      const now = Date.now();
+      if (event.event === "done") done = true;
+      else if (event.event === "error") error = `error event ${event.data.slice(0, 120)}`;
+      // Only deltas: the final event repeats the whole reply.
+      if (event.event !== "delta") return;
+      if (first) firstTokens.push(now - sent);
+      first = false;
+      for (let at = event.data.indexOf("\u27e8"); at >= 0; at = event.data.indexOf("\u27e8", at + 1))
+        delays.push(now - Number(event.data.slice(at + 1, at + 14)));
+    },
+  });
+  return new Promise((resolve) => {
+    const request = http.request(
+      `${base}/api/v1/apps/${appId}/conversation`,
+      {
+        method: "POST",
+        agent: streamsAgent,
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
       },
-    });
-    const decoder = new TextDecoder();
-    const reader = response.body.getReader();
-    for (let read = await reader.read(); !read.done; read = await reader.read()) {
-      parser.feed(decoder.decode(read.value, { stream: true }));
-    }
-    return error ?? (done ? null : "closed before done");
-  } catch (caught) {
-    // fetch says only "fetch failed"; what failed (a refused or reset connection, a timeout) is its cause.
-    const cause = (caught as Error & { cause?: Error & { code?: string } }).cause;
-    return cause ? `${(caught as Error).message}: ${cause.code ?? cause.message}` : (caught as Error).message;
-  }
+      (response) => {
+        if (response.statusCode !== 200) {
+          response.resume();
+          return resolve(`status ${response.statusCode}`);
+        }
+        response.setEncoding("utf8");
+        response.on("data", (text: string) => parser.feed(text));
+        response.on("end", () => resolve(error ?? (done ? null : "closed before done")));
+        response.on("error", (caught) => resolve(caught.message));
+      },
+    );
+    request.on("error", (caught: Error & { code?: string }) => resolve(caught.code ?? caught.message));
+    request.end(JSON.stringify({ message: "Tell me a long story.", stream: true }));
+  });
 }
+
+/** One connection a stream, as many as the round opens. */
+const streamsAgent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
 
 async function connections(databaseUrl: string): Promise<{ open: number; busy: number }> {
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -154,11 +180,12 @@ async function round(
   const cpuBefore = servers.map((server) => treeCpuSeconds(server.pid));
   const started = Date.now();
   const delays: number[] = [];
+  const firstTokens: number[] = [];
   const failures: string[] = [];
   let completed = 0;
   const turns = Array.from({ length: streams }, async (_, n) => {
     await new Promise((resolve) => setTimeout(resolve, (n / streams) * RAMP_MS));
-    const failure = await streamTurn(servers[n % servers.length]!.base, key, appId, delays);
+    const failure = await streamTurn(servers[n % servers.length]!.base, key, appId, delays, firstTokens);
     if (failure) failures.push(failure);
     else completed++;
   });
@@ -190,6 +217,11 @@ async function round(
     failures: [...counts].map(([reason, count]) => `${count}× ${reason}`),
     delayP50Ms: percentile(sorted, 50),
     delayP99Ms: percentile(sorted, 99),
+    firstTokenP50Ms: percentile(
+      firstTokens.sort((a, b) => a - b),
+      50,
+    ),
+    firstTokenP99Ms: percentile(firstTokens, 99),
     events: sorted.length,
     rssAtRestMb,
     rssPeakMb,
@@ -266,6 +298,7 @@ export async function streamsBench(): Promise<void> {
         console.log(
           `${streams} streams on ${processes} process(es): ${result.completed} completed, ${result.failed} failed${result.failures.length ? ` (${result.failures.join("; ")})` : ""}; ` +
             `event delay p50 ${result.delayP50Ms} ms, p99 ${result.delayP99Ms} ms over ${result.events} events; ` +
+            `first token p50 ${result.firstTokenP50Ms} ms, p99 ${result.firstTokenP99Ms} ms; ` +
             `RSS at rest ${result.rssAtRestMb.map((mb) => mb.toFixed(0)).join("/")} MB, peak ${result.rssPeakMb.map((mb) => mb.toFixed(0)).join("/")} MB, ${result.kbPerStream.toFixed(0)} KB a stream; ` +
             `CPU ${result.cpuSecondsPerSecond.map((cpu) => `${(cpu * 100).toFixed(0)}%`).join("/")} of a core, ${result.cpuUsPerToken.toFixed(0)} µs a token; ` +
             `database connections open ${result.connectionsOpen}, busy ${result.connectionsBusy} (max while the streams wait)`,
@@ -277,12 +310,12 @@ export async function streamsBench(): Promise<void> {
       }
     }
     console.log(
-      "\n| Streams | Processes | Failed | Delay p50 / p99 | RSS peak | Per stream | CPU | CPU a token | DB connections open / busy |",
+      "\n| Streams | Processes | Failed | Delay p50 / p99 | First token p50 / p99 | RSS peak | Per stream | CPU | CPU a token | DB connections open / busy |",
     );
-    console.log("|---:|---:|---:|---|---|---:|---|---:|---|");
+    console.log("|---:|---:|---:|---|---|---|---:|---|---:|---|");
     for (const r of results) {
       console.log(
-        `| ${r.streams} | ${r.processes} | ${r.failed} | ${r.delayP50Ms} / ${r.delayP99Ms} ms | ${r.rssPeakMb.map((mb) => mb.toFixed(0)).join(" + ")} MB | ${r.kbPerStream.toFixed(0)} KB | ${r.cpuSecondsPerSecond.map((cpu) => `${(cpu * 100).toFixed(0)}%`).join(" + ")} | ${r.cpuUsPerToken.toFixed(0)} µs | ${r.connectionsOpen} / ${r.connectionsBusy} |`,
+        `| ${r.streams} | ${r.processes} | ${r.failed} | ${r.delayP50Ms} / ${r.delayP99Ms} ms | ${r.firstTokenP50Ms} / ${r.firstTokenP99Ms} ms | ${r.rssPeakMb.map((mb) => mb.toFixed(0)).join(" + ")} MB | ${r.kbPerStream.toFixed(0)} KB | ${r.cpuSecondsPerSecond.map((cpu) => `${(cpu * 100).toFixed(0)}%`).join(" + ")} | ${r.cpuUsPerToken.toFixed(0)} µs | ${r.connectionsOpen} / ${r.connectionsBusy} |`,
       );
     }
     const goal = results.find((r) => r.streams === 2000 && r.processes === 1);
