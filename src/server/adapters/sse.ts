@@ -195,8 +195,11 @@ function relayRun(db: Db, run: StreamedRun, after: number, options: StreamOption
     let away = 0;
     try {
       await watch.ready();
-      // The first pass reads what was stored before this reader watched.
-      let events: StoredEvent[] | null = null;
+      // The first pass reads what was stored before this reader watched, unless the run's own
+      // process handed it every event after `after` (a run this process just started): a
+      // statement less for each new stream while the pool is busiest (issue 53).
+      let events = watch.take(last);
+      if (events?.length === 0) events = null;
       while (open) {
         if (events === null) {
           try {
