@@ -2,7 +2,13 @@
 // whose every statement is recorded, through the REST door. The counts are the budget: a request
 // that gains a round trip fails here. And what a process keeps between requests (a key's lookup,
 // the organization's model list) is dropped in every process by the change's own commit.
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+
+vi.hoisted(() => {
+  // The stand-in provider listens on 127.0.0.1.
+  process.env.ALLOW_PRIVATE_INTEGRATION_URLS = "true";
+});
+
 import { createRestHandler } from "@/server/adapters/rest";
 import { closeDb, createDb, getDb, type Db } from "@/server/db";
 import { changeMemberRole, removeMember } from "@/server/services/identity/members";
@@ -23,13 +29,19 @@ import {
 } from "../helpers";
 import { email, newGroup, newPlan } from "../provisioning-helpers";
 import { newKnowledgebase, newPage } from "../knowledge-helpers";
-import { publishedApp } from "../runtime-helpers";
+import { oneAgentApp, publishedApp } from "../runtime-helpers";
+import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
 import { create, publish } from "../builder-helpers";
 import { BUILTIN_MODEL_ID } from "@/server/runtime/model-types";
 
 const dbs: Db[] = [];
+let provider: FakeOpenAI;
+beforeAll(async () => {
+  provider = await startFakeOpenAI(() => "Refunds take five days.");
+});
 afterAll(async () => {
   await Promise.all(dbs.map((db) => closeDb(db)));
+  await provider.close();
 });
 
 /** Waits until nothing `db` was asked to send is still queued or running (writes left after an answer included). */
@@ -241,6 +253,42 @@ describe("statements per request, once the process has seen the key", () => {
       "atrium_save_turn",
     ]);
   });
+  it("a turn answered by the organization's provider: its model found among the providers read with the app", async () => {
+    const server = serverProcess();
+    const tenant = await newOrganization();
+    await createModelProvider(getDb(), tenant.operator, {
+      slug: "acme",
+      kind: "openai-compatible",
+      name: "Acme AI",
+      baseUrl: provider.baseURL,
+      models: [{ id: "gpt-org", kind: "chat" }],
+    });
+    const key = tenant.orgKey.secret;
+    const appId = await oneAgentApp(key, { name: "Acme agent", model: "acme/gpt-org" }, { name: "Acme app" });
+    const converse = () =>
+      api("POST", `/apps/${appId}/conversation`, {
+        key,
+        handler: server.handler,
+        body: { message: "How long do refunds take?" },
+      });
+    await server.statementsOf(converse);
+    const asked = provider.requests.length;
+    const statements = await server.statementsOf(async () => {
+      const turn = await converse();
+      expect(turn.status).toBe(200);
+      expect(turn.body.reply).toBe("Refunds take five days.");
+    });
+    expect(provider.requests.length).toBe(asked + 1);
+    // No read of the providers of its own (it was a Prisma query for each model a run used).
+    expect([...statements].sort()).toEqual([
+      "atrium_charge_run_credits",
+      "atrium_key_count",
+      "atrium_live_app",
+      "atrium_record_run_usage",
+      "atrium_save_turn",
+    ]);
+  });
+
   it("a priced turn of two calls (route, answer): the flat turn's six and the settlement (was ten: the answer's reservation, the route's cost on the lease)", async () => {
     const app = await publishedApp();
     expect(await pricedTurnStatements(app.key, app.appId)).toEqual(PRICED_TURN);
@@ -259,7 +307,7 @@ describe("statements per request, once the process has seen the key", () => {
 
 // Streams through a server of its own on a loaded two-core machine take a while.
 describe("a streamed turn", { timeout: 120_000 }, () => {
-  it("reads its stored events once to catch up, then is handed each event by its own process", async () => {
+  it("the flat turn's six, its run started and ended, its events stored: none read back", async () => {
     const server = serverProcess();
     const app = await publishedApp({ app: { orchestrationMode: "broadcast" } });
     const stream = async () => {
@@ -274,13 +322,22 @@ describe("a streamed turn", { timeout: 120_000 }, () => {
     await server.statementsOf(stream);
     const statements = await server.statementsOf(stream);
     const stores = statements.filter((name) => name === "atrium_store_run_events").length;
-    const reads = statements.filter((name) => name === "atrium_read_run_events").length;
     // A quick answer's events may all be stored in one statement, a slow one's over several
-    // (tests/runtime/stream-stores.test.ts trickles them); either way none is read back.
+    // (tests/runtime/stream-stores.test.ts trickles them).
     expect(stores).toBeGreaterThanOrEqual(1);
-    // The first read catches up with what was stored before the reader listened; the run, on this
-    // process, hands it every later event as it comes, with nothing read back.
-    expect(reads).toBe(1);
+    // The run started on this process: its first event, and every later one, is handed to the
+    // stream as it comes, none read back (a resumed stream reads storage: tests/runtime/resume.test.ts).
+    // The run's own row is written and ended on the pool, as the turn's other statements are.
+    expect(statements.filter((name) => name !== "atrium_store_run_events").sort()).toEqual([
+      "atrium_charge_run_credits",
+      "atrium_end_conversation_run",
+      "atrium_key_count",
+      "atrium_live_app",
+      "atrium_record_run_usage",
+      "atrium_retrieve_small",
+      "atrium_save_turn",
+      "atrium_start_conversation_run",
+    ]);
   });
 });
 

@@ -85,7 +85,7 @@ async function liveFlows(db: Db, organizationId: string, ids: string[]): Promise
 
 /**
  * The app's live version, which of the items it pins (adviser, members) still exist, the
- * organization's model providers (for the run's searches) and its model prices (for the run's
+ * organization's model providers (for the run's models and searches) and its model prices (for the run's
  * charge), in one statement on the pool: a conversation turn's first read. Documents come from the cache above.
  */
 const LIVE_APP_SQL = `

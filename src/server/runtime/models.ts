@@ -192,14 +192,19 @@ export async function isAvailableModel(db: ProviderReader, organizationId: strin
   return (await organizationModel(db, organizationId, id)) !== null;
 }
 
+/** `known`: the organization's providers when already read (a run's, with its app: runtime/load.ts). */
 async function organizationModel(
   db: ProviderReader,
   organizationId: string,
   id: string,
+  known?: readonly ProviderRow[],
 ): Promise<{ row: ProviderRow; upstreamId: string; acceptsImages: boolean } | null> {
   const slash = id.indexOf("/");
   if (slash <= 0) return null;
-  const [row] = await providerRows(db, organizationId, id.slice(0, slash));
+  const slug = id.slice(0, slash);
+  const [row] = known
+    ? known.filter((candidate) => candidate.slug === slug)
+    : await providerRows(db, organizationId, slug);
   const upstreamId = id.slice(slash + 1);
   const model = row && offered(row).find((offer) => offer.kind === "chat" && offer.id === upstreamId);
   return model ? { row, upstreamId, acceptsImages: readsImages(row, model) } : null;
@@ -214,15 +219,23 @@ let provider: ReturnType<typeof importProvider> | undefined;
 const offlineModule = () => (offline ??= importOffline());
 const providerModule = () => (provider ??= importProvider());
 
-/** The model for an id the organization may use; unknown ids (a provider since removed) fall back to the built-in model. */
-export async function modelFor(db: Db, organizationId: string, id: string | undefined): Promise<ChatModel> {
+/**
+ * The model for an id the organization may use; unknown ids (a provider since removed) fall back
+ * to the built-in model. `known`: the organization's providers when already read.
+ */
+export async function modelFor(
+  db: Db,
+  organizationId: string,
+  id: string | undefined,
+  known?: readonly ProviderRow[],
+): Promise<ChatModel> {
   if (id && id !== BUILTIN_MODEL_ID) {
     const fromEnv = envModels().find((model) => model.id === id);
     if (fromEnv) {
       const { providerModel } = await providerModule();
       return providerModel(fromEnv, envConnection(), id);
     }
-    const own = await organizationModel(db, organizationId, id);
+    const own = await organizationModel(db, organizationId, id, known);
     if (own) {
       const { providerModel } = await providerModule();
       return providerModel(
@@ -234,6 +247,14 @@ export async function modelFor(db: Db, organizationId: string, id: string | unde
   }
   const { offlineModel } = await offlineModule();
   return offlineModel;
+}
+
+/** A run's model: from the providers read with its app when it has them, without a statement of its own. */
+export function runModel(
+  ctx: { db: Db; organizationId: string; providers?: readonly ProviderRow[] },
+  id: string | undefined,
+): Promise<ChatModel> {
+  return modelFor(ctx.db, ctx.organizationId, id, ctx.providers);
 }
 
 /**

@@ -1,7 +1,7 @@
 // Running an agent: its knowledge, its tools (flows, knowledge, built-ins, integrations) and its answer.
 import { type AgentDocument, type FlowDocument } from "@/schemas/builder/builder";
 import { forTrace, RUN_LIMITS, type RunBound } from "./limits";
-import { modelFor, type ChatModel, type Passage, type Turn } from "./models";
+import { runModel, type ChatModel, type Passage, type Turn } from "./models";
 import { boundedTool, flowTool, knowledgeTools, type AgentTool } from "./agent-tools";
 import { builtInTools } from "./built-ins";
 import { integrationTools } from "./mcp-tools";
@@ -91,8 +91,8 @@ export async function runAgent(
   const knowledgebaseIds = doc.knowledge.map((k) => k.knowledgebaseId);
   const retrieved = await retrieveOnce(ctx, knowledgebaseIds, message);
   const knowledge = [...(ctx.attachments ?? []), ...(options.extraKnowledge ?? []), ...retrieved.passages];
-  const model = await modelFor(ctx.db, ctx.organizationId, doc.model);
-  const fallbacks = await Promise.all((doc.fallbackModels ?? []).map((id) => modelFor(ctx.db, ctx.organizationId, id)));
+  const model = await runModel(ctx, doc.model);
+  const fallbacks = await Promise.all((doc.fallbackModels ?? []).map((id) => runModel(ctx, id)));
   const tools = await agentTools(ctx, agent, model, message, knowledge, options);
   checkpoint(ctx);
   const limit = {

@@ -5,7 +5,7 @@ import { inputSchemaOf } from "@/schemas/builder/flow-graph";
 import { invalidRequest } from "@/server/errors";
 import { schemaProblems } from "./json-schema";
 import { forTrace, RUN_LIMITS, runLimitExceeded } from "./limits";
-import { BUILTIN_MODEL_ID, modelFor } from "./models";
+import { BUILTIN_MODEL_ID, runModel } from "./models";
 import { missingNote, tracePassages } from "./retrieval/passages";
 import { render, show, type TemplateScope } from "./templates";
 import { offlineStepInput } from "./offline-step";
@@ -171,11 +171,7 @@ async function nodeOutcome(turn: NodeTurn): Promise<NodeOutcome> {
 
 /** A model's answer to the node's prompt (the offline model reads the step's own input). */
 async function llmOutcome({ ctx, data, scope, nodeLimit, text }: NodeTurn): Promise<NodeOutcome> {
-  const model = await modelFor(
-    ctx.db,
-    ctx.organizationId,
-    typeof data.model === "string" ? data.model : BUILTIN_MODEL_ID,
-  );
+  const model = await runModel(ctx, typeof data.model === "string" ? data.model : BUILTIN_MODEL_ID);
   const asked =
     model.id === BUILTIN_MODEL_ID
       ? offlineStepInput(String(data.prompt ?? ""), scope)

@@ -3,7 +3,7 @@
 // has the adviser (or the built-in supervisor) synthesize one reply.
 import { type AgentDocument, type AppDocument, type FlowDocument } from "@/schemas/builder/builder";
 import { forStep, forTrace, RUN_LIMITS, runLimitExceeded } from "./limits";
-import { BUILTIN_MODEL_ID, modelFor, type ChatModel, type Passage, type ProviderRow, type Turn } from "./models";
+import { BUILTIN_MODEL_ID, runModel, type ChatModel, type Passage, type ProviderRow, type Turn } from "./models";
 import type { RouteCandidate } from "./model-types";
 import { flowTool, toolName, type AgentTool } from "./agent-tools";
 import { boundedReply, checkpoint, isApprovalPause, step, type RunContext, type Runnable } from "./run-context";
@@ -222,11 +222,7 @@ export async function runApp(
   const { onDelta } = options;
   const doc = run.app.document;
   ctx.providers ??= run.providers;
-  const adviserModel = await modelFor(
-    ctx.db,
-    ctx.organizationId,
-    run.adviser?.runnable.document.model ?? BUILTIN_MODEL_ID,
-  );
+  const adviserModel = await runModel(ctx, run.adviser?.runnable.document.model ?? BUILTIN_MODEL_ID);
   const goals = doc.goals && `The app's goals: ${doc.goals}`;
   if (doc.orchestrationMode === "supervisor" && run.adviser && adviserModel.callsTools) {
     // A provider adviser routes by tool call: it consults the members it chooses, then answers.

@@ -61,9 +61,10 @@ export function startConversationRun(
       const current = recorder!;
       // A run settled as lost meanwhile (runtime/run-leases.ts) keeps the outcome it was given.
       await whenDatabaseAnswers("Ending a conversation run", () =>
-        db.conversationRun.updateMany({
-          where: { id: started!.executionId, organizationId: actor.organizationId, status: "running" },
-          data: { status },
+        db.pool.query({
+          name: "atrium_end_conversation_run",
+          text: "update conversation_runs set status = $3 where id = $1 and organization_id = $2 and status = 'running'",
+          values: [started!.executionId, actor.organizationId, status],
         }),
       ).catch(() => {});
       current.push(event, data);
@@ -74,16 +75,19 @@ export function startConversationRun(
     converse(db, actor, input, {
       signal: cancel.signal,
       onStart: async (run) => {
-        await db.conversationRun.create({
-          data: {
-            id: run.executionId,
-            organizationId: actor.organizationId,
-            appId: input.appId.toLowerCase(),
-            conversationId: run.conversationId,
-            door: doorOf(actor),
-            endUserId: run.endUserId,
-            status: "running",
-          },
+        // On the pool, as the turn's other statements: a Prisma query costs several times the CPU.
+        await db.pool.query({
+          name: "atrium_start_conversation_run",
+          text: `insert into conversation_runs (id, organization_id, app_id, conversation_id, door, end_user_id, status)
+                 values ($1, $2, $3, $4, $5, $6, 'running')`,
+          values: [
+            run.executionId,
+            actor.organizationId,
+            input.appId.toLowerCase(),
+            run.conversationId,
+            doorOf(actor),
+            run.endUserId,
+          ],
         });
         started = run;
         maybeSweep(db);

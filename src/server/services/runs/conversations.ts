@@ -173,7 +173,9 @@ async function prepareTurn(db: Db, actor: Actor | EndUserActor, asSent: Converse
     conversationId,
     { keptFrom: turn.replacedMessageId, fileIds: input.fileIds, files: input.files },
     async () => {
-      const models = await Promise.all(modelsOfApp(app).map((id) => modelFor(db, actor.organizationId, id)));
+      const models = await Promise.all(
+        modelsOfApp(app).map((id) => modelFor(db, actor.organizationId, id, app.providers)),
+      );
       return models.some((model) => model.acceptsImages);
     },
   );
