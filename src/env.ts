@@ -30,6 +30,12 @@ const EnvSchema = z.object({
    * request answers 503 instead of holding both until the pool is exhausted.
    */
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
+  /**
+   * The most connections a process's pool opens. A statement holds its connection until the
+   * process's event loop reads the answer, so a process busy with many streams gets through about
+   * this many statements per turn of its loop: new turns then wait for a connection (issue 53).
+   */
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(500).default(10),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   SESSION_TTL_HOURS: z.coerce.number().positive().default(12),
   /**

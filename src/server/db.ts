@@ -24,7 +24,7 @@ export const NO_FLUSH = "select set_config('synchronous_commit', 'off', true)";
 
 export function createDb(
   databaseUrl: string,
-  poolSize = 10,
+  poolSize = env().DATABASE_POOL_SIZE,
   statementTimeoutMs = env().DATABASE_STATEMENT_TIMEOUT_MS,
 ): Db {
   const pool = new pg.Pool({
