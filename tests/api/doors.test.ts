@@ -895,6 +895,25 @@ async function routeFiles(): Promise<{ paths: string[]; file: string }[]> {
     });
 }
 
+describe("query parameters through the listener", () => {
+  // tests/api/http-conventions.test.ts refuses them in-process; the listener parses the target
+  // itself (node-bridge.ts), so the same names are sent over a socket here.
+  it("refuses a parameter named like an object's built-in property with 400 invalid_request", async () => {
+    for (const query of ["__proto__=1", "constructor=1", "toString=x&limit=2"]) {
+      const response = await toApiResponse(
+        await fetch(`${ctx.base}/api/v1/agents?${query}`, { headers: { authorization: `Bearer ${ctx.orgKey}` } }),
+      );
+      const name = query.split("=")[0];
+      expect({ query, status: response.status, problems: response.body?.error?.problems }).toEqual({
+        query,
+        status: 400,
+        problems: expect.arrayContaining([{ path: name, message: "Unknown field" }]),
+      });
+      expectEnvelope(response, 400, "invalid_request");
+    }
+  });
+});
+
 describe("the door suite covers the server's routes", () => {
   it("has a case for every route of the table, and no case without a route", () => {
     expect(Object.keys(CASES).sort()).toEqual(TABLE.map((route) => route.path).sort());

@@ -85,8 +85,9 @@ async function liveFlows(db: Db, organizationId: string, ids: string[]): Promise
 
 /**
  * The app's live version, which of the items it pins (adviser, members) still exist, the
- * organization's model providers (for the run's models and searches) and its model prices (for the run's
- * charge), in one statement on the pool: a conversation turn's first read. Documents come from the cache above.
+ * organization's model providers (for the run's models and searches) and its model prices (for
+ * the run's charge), in one statement on the pool: a conversation turn's first read. Documents
+ * come from the cache above.
  */
 const LIVE_APP_SQL = `
   select v.id as version_id, i.production_version_id as live_version_id, ${providerRowsJson("$1")} as providers,
