@@ -7,12 +7,16 @@
 // are open, over RSS at rest), event delay p50/p99 from the provider's send to the client's
 // receipt, CPU, the server's database connections (open, and busy while the streams only wait),
 // and what failed. BENCH_STREAMS=500,1000, BENCH_STREAM_SECONDS=10 and BENCH_STREAM_PROCESSES=1
-// shorten it; BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of each server process.
+// shorten it; BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of each server process. Beside them,
+// at each count, the floor (scripts/bench-stream-floor.ts): a bare node:http relay of the same
+// provider stream to the same clients, what relaying a token costs on this machine at the least.
 import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
 import http from "node:http";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { createParser } from "eventsource-parser";
 import { buildServer } from "./build-server.mjs";
@@ -33,6 +37,7 @@ import { closeDb, createDb } from "@/server/db";
 import { createApiKey } from "@/server/services/identity/api-keys";
 import { createOrganization } from "@/server/services/org/organizations";
 
+const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const FIRST_PORT = Number(process.env.BENCH_PORT ?? 3900) + 10;
 const TOKEN_MS = 50;
 const STREAM_SECONDS = Number(process.env.BENCH_STREAM_SECONDS ?? 30);
@@ -71,6 +76,8 @@ const PROVIDER_SOURCE = `
 interface Round {
   streams: number;
   processes: number;
+  /** The bare relay (scripts/bench-stream-floor.ts), not Atrium. */
+  floor?: true;
   completed: number;
   failed: number;
   failures: string[];
@@ -233,6 +240,18 @@ async function round(
   };
 }
 
+/** One round's line. */
+function report(result: Round): void {
+  console.log(
+    `${result.streams} streams on ${result.floor ? "the floor (a bare relay)" : `${result.processes} process(es)`}: ${result.completed} completed, ${result.failed} failed${result.failures.length ? ` (${result.failures.join("; ")})` : ""}; ` +
+      `event delay p50 ${result.delayP50Ms} ms, p99 ${result.delayP99Ms} ms over ${result.events} events; ` +
+      `first token p50 ${result.firstTokenP50Ms} ms, p99 ${result.firstTokenP99Ms} ms; ` +
+      `RSS at rest ${result.rssAtRestMb.map((mb) => mb.toFixed(0)).join("/")} MB, peak ${result.rssPeakMb.map((mb) => mb.toFixed(0)).join("/")} MB, ${result.kbPerStream.toFixed(0)} KB a stream; ` +
+      `CPU ${result.cpuSecondsPerSecond.map((cpu) => `${(cpu * 100).toFixed(0)}%`).join("/")} of a core, ${result.cpuUsPerToken.toFixed(0)} µs a token; ` +
+      `database connections open ${result.connectionsOpen}, busy ${result.connectionsBusy} (max while the streams wait)`,
+  );
+}
+
 export async function streamsBench(): Promise<void> {
   await buildServer();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "atrium-bench-"));
@@ -295,19 +314,29 @@ export async function streamsBench(): Promise<void> {
       for (const streams of COUNTS) {
         const result = await round(servers, key, app.id, streams, databaseUrl);
         results.push(result);
-        console.log(
-          `${streams} streams on ${processes} process(es): ${result.completed} completed, ${result.failed} failed${result.failures.length ? ` (${result.failures.join("; ")})` : ""}; ` +
-            `event delay p50 ${result.delayP50Ms} ms, p99 ${result.delayP99Ms} ms over ${result.events} events; ` +
-            `first token p50 ${result.firstTokenP50Ms} ms, p99 ${result.firstTokenP99Ms} ms; ` +
-            `RSS at rest ${result.rssAtRestMb.map((mb) => mb.toFixed(0)).join("/")} MB, peak ${result.rssPeakMb.map((mb) => mb.toFixed(0)).join("/")} MB, ${result.kbPerStream.toFixed(0)} KB a stream; ` +
-            `CPU ${result.cpuSecondsPerSecond.map((cpu) => `${(cpu * 100).toFixed(0)}%`).join("/")} of a core, ${result.cpuUsPerToken.toFixed(0)} µs a token; ` +
-            `database connections open ${result.connectionsOpen}, busy ${result.connectionsBusy} (max while the streams wait)`,
-        );
+        report(result);
       }
       for (const server of servers) {
         server.child.kill("SIGTERM");
         await new Promise((resolve) => server.child.once("exit", resolve));
       }
+    }
+    const floor = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "scripts/bench-stream-floor.ts")], {
+      stdio: ["ignore", "ignore", "inherit", "ipc"],
+      env: {
+        ...process.env,
+        PORT: String(FIRST_PORT + 9),
+        PROVIDER_URL: `http://127.0.0.1:${providerPort}/v1/chat/completions`,
+      },
+    });
+    children.push(floor);
+    await once(floor, "message");
+    const bare = [{ base: `http://127.0.0.1:${FIRST_PORT + 9}`, pid: floor.pid! }];
+    await round(bare, key, "floor", Math.min(20, COUNTS[0]!), databaseUrl); // warm-up
+    for (const streams of COUNTS) {
+      const result: Round = { ...(await round(bare, key, "floor", streams, databaseUrl)), floor: true };
+      results.push(result);
+      report(result);
     }
     console.log(
       "\n| Streams | Processes | Failed | Delay p50 / p99 | First token p50 / p99 | RSS peak | Per stream | CPU | CPU a token | DB connections open / busy |",
@@ -315,10 +344,10 @@ export async function streamsBench(): Promise<void> {
     console.log("|---:|---:|---:|---|---|---|---:|---|---:|---|");
     for (const r of results) {
       console.log(
-        `| ${r.streams} | ${r.processes} | ${r.failed} | ${r.delayP50Ms} / ${r.delayP99Ms} ms | ${r.firstTokenP50Ms} / ${r.firstTokenP99Ms} ms | ${r.rssPeakMb.map((mb) => mb.toFixed(0)).join(" + ")} MB | ${r.kbPerStream.toFixed(0)} KB | ${r.cpuSecondsPerSecond.map((cpu) => `${(cpu * 100).toFixed(0)}%`).join(" + ")} | ${r.cpuUsPerToken.toFixed(0)} µs | ${r.connectionsOpen} / ${r.connectionsBusy} |`,
+        `| ${r.streams} | ${r.floor ? "floor (bare relay)" : r.processes} | ${r.failed} | ${r.delayP50Ms} / ${r.delayP99Ms} ms | ${r.firstTokenP50Ms} / ${r.firstTokenP99Ms} ms | ${r.rssPeakMb.map((mb) => mb.toFixed(0)).join(" + ")} MB | ${r.kbPerStream.toFixed(0)} KB | ${r.cpuSecondsPerSecond.map((cpu) => `${(cpu * 100).toFixed(0)}%`).join(" + ")} | ${r.cpuUsPerToken.toFixed(0)} µs | ${r.connectionsOpen} / ${r.connectionsBusy} |`,
       );
     }
-    const goal = results.find((r) => r.streams === 2000 && r.processes === 1);
+    const goal = results.find((r) => r.streams === 2000 && r.processes === 1 && !r.floor);
     if (goal) {
       const pass = goal.failed === 0 && Math.max(...goal.rssPeakMb) <= 500 && goal.delayP99Ms <= 100;
       console.log(
