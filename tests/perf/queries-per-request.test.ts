@@ -93,6 +93,16 @@ const PRICED_TURN = [
   "atrium_save_turn",
 ];
 
+/** One turn of `appId` on `server`, the same question each time. */
+function turnOn(server: ReturnType<typeof serverProcess>, key: string, appId: string) {
+  return () =>
+    api("POST", `/apps/${appId}/conversation`, {
+      key,
+      handler: server.handler,
+      body: { message: "How long do refunds take?" },
+    });
+}
+
 /** Prices the built-in model, then the statements of one turn of `appId` after a first one. */
 async function pricedTurnStatements(key: string, appId: string): Promise<string[]> {
   const server = serverProcess();
@@ -101,12 +111,7 @@ async function pricedTurnStatements(key: string, appId: string): Promise<string[
     body: { inputCreditsPerMillion: 1_000, outputCreditsPerMillion: 4_000, minimumCredits: 1 },
   });
   expect(priced.status).toBe(200);
-  const converse = () =>
-    api("POST", `/apps/${appId}/conversation`, {
-      key,
-      handler: server.handler,
-      body: { message: "How long do refunds take?" },
-    });
+  const converse = turnOn(server, key, appId);
   await server.statementsOf(converse);
   const statements = await server.statementsOf(async () => expect((await converse()).status).toBe(200));
   return [...statements].sort();
@@ -236,12 +241,7 @@ describe("statements per request, once the process has seen the key", () => {
   it("a conversation turn: six (was eight), its usage totals and rows by model in one, the prices read with the app", async () => {
     const server = serverProcess();
     const app = await publishedApp({ app: { orchestrationMode: "broadcast" } });
-    const converse = () =>
-      api("POST", `/apps/${app.appId}/conversation`, {
-        key: app.key,
-        handler: server.handler,
-        body: { message: "How long do refunds take?" },
-      });
+    const converse = turnOn(server, app.key, app.appId);
     await server.statementsOf(converse); // reads the versions into the process's cache
     const statements = await server.statementsOf(async () => expect((await converse()).status).toBe(200));
     expect([...statements].sort()).toEqual([
@@ -265,12 +265,7 @@ describe("statements per request, once the process has seen the key", () => {
     });
     const key = tenant.orgKey.secret;
     const appId = await oneAgentApp(key, { name: "Acme agent", model: "acme/gpt-org" }, { name: "Acme app" });
-    const converse = () =>
-      api("POST", `/apps/${appId}/conversation`, {
-        key,
-        handler: server.handler,
-        body: { message: "How long do refunds take?" },
-      });
+    const converse = turnOn(server, key, appId);
     await server.statementsOf(converse);
     const asked = provider.requests.length;
     const statements = await server.statementsOf(async () => {
