@@ -4,10 +4,12 @@
 // App Router has no navigation events: a click on a same-origin link to another path starts the
 // bar, and the new pathname (or a 10 s limit) ends it.
 import { useRouter } from "next/navigation";
-import { useCallback, useEffect, useTransition } from "react";
+import { useCallback, useEffect, useRef, useTransition } from "react";
 import { usePageState } from "./use-page-state";
 
 const GIVE_UP_MS = 10_000;
+/** How long a page opened from code may take before it is loaded in full (useOpenPage). */
+const STALLED_MS = 4_000;
 
 function startsNavigation(event: MouseEvent): boolean {
   if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey)
@@ -65,10 +67,18 @@ export function announceNavigation(): void {
 export function useOpenPage(): { opening: boolean; open: (href: string) => void } {
   const router = useRouter();
   const [opening, startOpening] = useTransition();
+  const stalled = useRef<number | undefined>(undefined);
+  // The page that called open() goes away when the next one is there, and its timer with it.
+  useEffect(() => () => window.clearTimeout(stalled.current), []);
   const open = useCallback(
     (href: string) => {
       announceNavigation();
       startOpening(() => router.push(href));
+      // The router's navigation has been seen to stall in the browser tests: its request for the
+      // page aborted, the URL changed and the old page kept on screen for ten seconds. Still here
+      // after STALLED_MS, the page is loaded in full instead, so that what was created opens.
+      window.clearTimeout(stalled.current);
+      stalled.current = window.setTimeout(() => window.location.assign(href), STALLED_MS);
     },
     [router],
   );
