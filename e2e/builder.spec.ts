@@ -144,6 +144,25 @@ test("while a new flow's studio loads, its Create button stays busy and the bar 
   expect(flows.filter((flow: { name: string }) => flow.name === "Slow start")).toHaveLength(1);
 });
 
+test("a new flow's studio opens even when the router's request for it never answers", async ({ page }) => {
+  const { orgKey } = await signedInDemo(page);
+  await page.goto("/flows");
+  // The router's request for the studio (RSC) hangs, as CI's runs saw it stall; the page itself loads.
+  await page.route(
+    (url) => url.pathname.startsWith("/flows/"),
+    async (route) => {
+      if (route.request().headers()["rsc"]) return;
+      await route.continue();
+    },
+  );
+  const form = page.getByRole("form", { name: "Create flow" });
+  await form.getByLabel("Name").fill("Stalled start");
+  await form.getByRole("button", { name: "Create flow" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Stalled start", { timeout: 15_000 });
+  const { flows } = await api(page.request, orgKey.secret, "GET", "/flows?include=drafts");
+  expect(flows.filter((flow: { name: string }) => flow.name === "Stalled start")).toHaveLength(1);
+});
+
 test("the app editor orders members, checks JSON Schemas and names unpublished dependencies", async ({ page }) => {
   const { orgKey } = await signedInDemo(page);
   const live = (await api(page.request, orgKey.secret, "POST", "/agents", { name: "Researcher" })).agent;
