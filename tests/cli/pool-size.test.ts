@@ -15,12 +15,20 @@ it("opens at most DATABASE_POOL_SIZE connections; the statements past it wait fo
   const db = createDb(process.env.DATABASE_URL!);
   const probe = createDb(process.env.DATABASE_URL!, 2);
   try {
-    const sleeps = Array.from({ length: 4 }, () => db.pool.query("select pg_sleep(0.2)"));
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const { rows } = await probe.pool.query<{ sleeping: string }>(
-      "select count(*) as sleeping from pg_stat_activity where query = 'select pg_sleep(0.2)' and state = 'active'",
-    );
-    expect(Number(rows[0]!.sleeping)).toBe(2);
+    const sleeps = Array.from({ length: 4 }, () => db.pool.query("select pg_sleep(2)"));
+    // Connections open at their own pace on a loaded machine: wait for the first two to run.
+    const running = async () => {
+      const { rows } = await probe.pool.query<{ sleeping: string }>(
+        "select count(*) as sleeping from pg_stat_activity where query = 'select pg_sleep(2)' and state = 'active'",
+      );
+      return Number(rows[0]!.sleeping);
+    };
+    let sleeping = await running();
+    for (let waited = 0; sleeping < 2 && waited < 1_500; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      sleeping = await running();
+    }
+    expect(sleeping).toBe(2);
     expect(db.pool.waitingCount).toBe(2);
     await Promise.all(sleeps);
   } finally {
