@@ -29,6 +29,7 @@ export const ISOLATED_TEST_FILES = [
   "tests/directory/sso.test.ts",
   "tests/knowledge/delete-while-indexing.test.ts",
   "tests/perf/queries-per-request.test.ts",
+  "tests/mcp/hang-up.test.ts",
   "tests/portal/chat-resume.test.ts",
   "tests/portal/embed.test.ts",
   "tests/portal/own-export-delivery.test.ts",

@@ -14,6 +14,12 @@ import { textOf } from "@/server/adapters/text-response";
 export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = apiSecurityHeaders;
 
 /**
+ * Each response's Request, kept while the response is: undici's Request follows the signal it was
+ * built with only while the Request is reachable, and a door may hand a long run only its signal.
+ */
+const requestsInFlight = new WeakMap<ServerResponse, Request>();
+
+/**
  * The message as a fetch Request, as `method` (a HEAD is handed to a GET-only route as GET); null
  * when its target is not a path (`*`, an absolute URL with another host…). Its URL starts with
  * the configured public origin, not the client's Host header: nothing built from `request.url`
@@ -43,7 +49,7 @@ export function toFetchRequest(
     if (!response.writableFinished) aborted.abort();
   });
   const withBody = method !== "GET" && method !== "HEAD";
-  return new Request(url, {
+  const request = new Request(url, {
     method,
     headers,
     signal: aborted.signal,
@@ -51,6 +57,8 @@ export function toFetchRequest(
     // Node's fetch requires this for a streamed request body.
     duplex: "half",
   } as RequestInit);
+  requestsInFlight.set(response, request);
+  return request;
 }
 
 /**

@@ -1,0 +1,102 @@
+// An MCP client that hangs up during a tool call stops the run it started: through the listener
+// `npm start` serves, the SDK's own client closes while the app's provider is still answering,
+// with garbage collected meanwhile (the door hands the run only its Request's signal).
+import { vi } from "vitest";
+
+vi.hoisted(() => {
+  process.env.ATRIUM_SECRET_KEY = "test-secret-key-0123456789-abcdefghijklmnop";
+  // The stalling provider listens on 127.0.0.1.
+  process.env.ALLOW_PRIVATE_INTEGRATION_URLS = "true";
+});
+
+import { once } from "node:events";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getDb } from "@/server/db";
+import { createModelProvider } from "@/server/services/org/model-providers";
+import { collectGarbageEvery, within } from "../garbage";
+import { newOrganization } from "../helpers";
+import { listenOnLoopback, type LoopbackServer } from "../loopback-server";
+import { oneAgentApp } from "../runtime-helpers";
+
+/** A provider that takes each chat request and never answers, noting when Atrium hangs up on it. */
+interface StallingProvider {
+  baseURL: string;
+  asked: Promise<void>;
+  hungUp: Promise<true>;
+  close(): void;
+}
+
+async function stallingProvider(): Promise<StallingProvider> {
+  let onAsked = () => {};
+  let onHungUp = (_: true) => {};
+  const asked = new Promise<void>((resolve) => (onAsked = resolve));
+  const hungUp = new Promise<true>((resolve) => (onHungUp = resolve));
+  const server = http.createServer((message, response) => {
+    message.resume();
+    response.on("close", () => onHungUp(true));
+    onAsked();
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  return {
+    baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    asked,
+    hungUp,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+let listener: LoopbackServer;
+let provider: StallingProvider;
+
+beforeAll(async () => {
+  listener = await listenOnLoopback(0);
+  provider = await stallingProvider();
+});
+afterAll(() => {
+  listener.close();
+  provider.close();
+});
+
+describe("an MCP client that hangs up during converse_with_app", () => {
+  it("stops the app's call to its provider, even after garbage collections", async () => {
+    const tenant = await newOrganization();
+    await createModelProvider(getDb(), tenant.operator, {
+      slug: "slow",
+      kind: "openai-compatible",
+      name: "Slow AI",
+      baseUrl: provider.baseURL,
+      apiKey: "sk-slow",
+      models: [{ id: "slow-chat", kind: "chat" }],
+    });
+    const appId = await oneAgentApp(
+      tenant.orgKey.secret,
+      { name: "Slow agent", model: "slow/slow-chat" },
+      { name: "Slow app", orchestrationMode: "sequential" },
+    );
+    const client = new Client({ name: "atrium-tests", version: "1.0.0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${listener.base}/api/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${tenant.personalKey.secret}` } },
+      }),
+    );
+    const call = client.callTool({ name: "converse_with_app", arguments: { appId, message: "Hello?" } });
+    call.catch(() => {});
+    await provider.asked;
+    const stopCollecting = collectGarbageEvery(5);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await client.close();
+      expect(await within(3000, provider.hungUp)).toBe(true);
+    } finally {
+      stopCollecting();
+    }
+  });
+});
