@@ -1,44 +1,19 @@
-// Helpers for the MCP tests: the `/api/mcp` handler behind a real HTTP server on 127.0.0.1, and
-// the SDK's own client connected to it with a key.
-import http from "node:http";
-import type { AddressInfo } from "node:net";
+// Helpers for the MCP tests: `/api/mcp` behind the request listener `npm start` serves, on
+// 127.0.0.1, and the SDK's own client connected to it with a key.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll } from "vitest";
-import { createMcpHandler } from "@/server/adapters/mcp";
-import { getDb } from "@/server/db";
+import { listenOnLoopback } from "./loopback-server";
 
 export interface McpTestServer {
   url: string;
-  close(): Promise<void>;
+  close(): void;
 }
 
-/** Node request → fetch `Request` → the route's handler → Node response. */
+/** The production listener on a free loopback port: the MCP door as its clients reach it. */
 export async function startMcpServer(): Promise<McpTestServer> {
-  const handler = createMcpHandler({ db: getDb });
-  const server = http.createServer(async (req, res) => {
-    try {
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(req.headers)) {
-        if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
-      }
-      const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
-      const request = new Request(`http://${req.headers.host}${req.url}`, { method: req.method, headers, body });
-      const response = await handler(request);
-      res.writeHead(response.status, Object.fromEntries(response.headers));
-      res.end(Buffer.from(await response.arrayBuffer()));
-    } catch (error) {
-      res.writeHead(500).end(String(error));
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/api/mcp`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  const listener = await listenOnLoopback(0);
+  return { url: `${listener.base}/api/mcp`, close: () => listener.close() };
 }
 
 /** The SDK client, connected (initialize + initialized) with `Authorization: Bearer <key>`. */
@@ -63,7 +38,7 @@ export function mcpSuite(): { url(): string; connect(key: string): Promise<Clien
   });
   afterAll(async () => {
     await Promise.all(clients.map((client) => client.close()));
-    await server?.close();
+    server?.close();
   });
   const url = () => {
     if (!server) throw new Error("The MCP test server starts in beforeAll");

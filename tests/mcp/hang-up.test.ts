@@ -1,5 +1,5 @@
 // An MCP client that hangs up during a tool call stops the run it started: through the listener
-// `npm start` serves, the SDK's own client closes while the app's provider is still answering,
+// `npm start` serves (mcp-helpers.ts), the SDK's own client closes while the app's provider is still answering,
 // with garbage collected meanwhile (the door hands the run only its Request's signal).
 import { vi } from "vitest";
 
@@ -12,14 +12,12 @@ vi.hoisted(() => {
 import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { createModelProvider } from "@/server/services/org/model-providers";
 import { collectGarbageEvery, within } from "../garbage";
 import { newOrganization } from "../helpers";
-import { listenOnLoopback, type LoopbackServer } from "../loopback-server";
+import { mcpSuite } from "../mcp-helpers";
 import { oneAgentApp } from "../runtime-helpers";
 
 /** A provider that takes each chat request and never answers, noting when Atrium hangs up on it. */
@@ -53,17 +51,13 @@ async function stallingProvider(): Promise<StallingProvider> {
   };
 }
 
-let listener: LoopbackServer;
+const { connect } = mcpSuite();
 let provider: StallingProvider;
 
 beforeAll(async () => {
-  listener = await listenOnLoopback(0);
   provider = await stallingProvider();
 });
-afterAll(() => {
-  listener.close();
-  provider.close();
-});
+afterAll(() => provider.close());
 
 describe("an MCP client that hangs up during converse_with_app", () => {
   it("stops the app's call to its provider, even after garbage collections", async () => {
@@ -81,12 +75,7 @@ describe("an MCP client that hangs up during converse_with_app", () => {
       { name: "Slow agent", model: "slow/slow-chat" },
       { name: "Slow app", orchestrationMode: "sequential" },
     );
-    const client = new Client({ name: "atrium-tests", version: "1.0.0" });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${listener.base}/api/mcp`), {
-        requestInit: { headers: { Authorization: `Bearer ${tenant.personalKey.secret}` } },
-      }),
-    );
+    const client = await connect(tenant.personalKey.secret);
     const call = client.callTool({ name: "converse_with_app", arguments: { appId, message: "Hello?" } });
     call.catch(() => {});
     await provider.asked;
