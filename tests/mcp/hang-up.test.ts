@@ -1,6 +1,7 @@
 // An MCP client that hangs up during a tool call stops the run it started: through the listener
-// `npm start` serves (mcp-helpers.ts), the SDK's own client closes while the app's provider is still answering,
-// with garbage collected meanwhile (the door hands the run only its Request's signal).
+// `npm start` serves (mcp-helpers.ts), the SDK's own client closes while the app's provider is
+// still answering, with garbage collected meanwhile (the door hands the run only its Request's
+// signal).
 import { vi } from "vitest";
 
 vi.hoisted(() => {
