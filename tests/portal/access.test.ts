@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { updateOrganization } from "@/server/services/org/organizations";
 import { AppError } from "@/server/errors";
-import { appsUsableBy, assertCanUse } from "@/server/services/portal/portal-access";
+import { appsUsableBy, assertCanUse, MAY_USE_APP_SQL } from "@/server/services/portal/portal-access";
 import { create, publish } from "../builder-helpers";
 import { api } from "../helpers";
 import { accessEndUser, accessGroup, accessWorld, newPlan, type AccessWorld } from "../provisioning-helpers";
@@ -196,5 +196,48 @@ describe("access in groups mode", () => {
     await api("POST", `/portals/${w.helpCenter}/admissions`, { key: w.key, body: { groupId: g } });
     await api("POST", `/end-users/${id}/revoke`, { key: w.key });
     expect(await where(w, id)).toEqual(NOWHERE);
+  });
+});
+
+describe("the one-app check at scale", () => {
+  // Every turn and transaction for an end user runs it: with a grant for each of a million end
+  // users, a plan that reads the whole grants table cost 30–70 ms a turn (BENCHMARKS.md).
+  it("reads grants by the end user's and their groups' indexes, not the organization's", async () => {
+    const w = await accessWorld();
+    const id = await accessEndUser(w, { grants: [{ targetKind: "app", targetId: w.appId }] });
+    // Enough end users with a grant each for the planner to see what a large organization is.
+    await getDb().$executeRaw`
+      with users as (
+        insert into end_users (id, organization_id, email, updated_at)
+        select gen_random_uuid(), ${w.org}::uuid, 'crowd' || n || '@example.com', now() from generate_series(1, 3000) n
+        returning id
+      )
+      insert into grants (id, organization_id, end_user_id, target_kind, target_id, source)
+      select gen_random_uuid(), ${w.org}::uuid, id, 'app', ${w.appId}::uuid, 'api' from users`;
+    await getDb().$executeRawUnsafe("analyze grants");
+    const client = await getDb().pool.connect();
+    let plan: string[];
+    try {
+      await client.query("begin");
+      // With sequential scans priced out, a plan still scans grants only if no index can serve it.
+      await client.query("set local enable_seqscan = off");
+      const { rows } = await client.query<{ "QUERY PLAN": string }>(`explain ${MAY_USE_APP_SQL}`, [
+        w.org,
+        id,
+        w.helpCenter,
+        w.appId,
+      ]);
+      plan = rows.map((row) => row["QUERY PLAN"]);
+    } finally {
+      await client.query("rollback");
+      client.release();
+    }
+    // Each read of grants starts from the end user or their groups, never from the whole organization.
+    const grantReads = plan.flatMap((line) => {
+      if (line.includes("Seq Scan on grants")) return ["the whole table"];
+      const index = /Scan (?:using|on) (grants_\w+)/.exec(line)?.[1];
+      return index ? [index] : [];
+    });
+    expect([...new Set(grantReads)].sort()).toEqual(["grants_end_user_unique", "grants_group_unique"]);
   });
 });

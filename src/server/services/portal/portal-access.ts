@@ -144,10 +144,53 @@ export async function appsUsableBy(
 }
 
 /**
- * Whether the end user can use one live app, in a portal or (portalId null) without one: the rule
- * of accessEntries and appsUsableBy above as one statement, for the check every turn and
- * transaction on behalf of an end user makes (tests/portal/access.test.ts holds both to it).
+ * Whether the end user ($2) can use one live app ($4) of the organization ($1), in a portal ($3)
+ * or (null) without one: the rule of accessEntries and appsUsableBy above as one statement, for
+ * the check every turn and transaction on behalf of an end user makes (tests/portal/access.test.ts
+ * holds both to it). The end user's own grants and their groups' are two reads, not one with an
+ * OR: each then starts from its own index of grants, where one OR read the organization's every
+ * grant (one per end user: 30–70 ms a turn at a million, BENCHMARKS.md).
  */
+export const MAY_USE_APP_SQL = `
+    with person as (
+      select o.access_mode::text = 'groups' as groups_mode
+      from end_users u join organizations o on o.id = u.organization_id
+      where u.id = $2::uuid and u.organization_id = $1::uuid
+        and u.revoked_at is null and u.suspended_at is null and u.deleted_at is null
+    ),
+    their_groups as (
+      select m.group_id as id from group_members m join user_groups g on g.id = m.group_id
+      where m.end_user_id = $2::uuid and g.organization_id = $1::uuid
+      union
+      select p.group_id from subscriptions s join tier_plans p on p.id = s.tier_plan_id
+      where s.end_user_id = $2::uuid and s.status = 'active' and p.organization_id = $1::uuid
+        and p.group_id is not null
+    ),
+    app_grants as (
+      select g.group_id, g.deployment_id from grants g, person
+      where not person.groups_mode and g.end_user_id = $2::uuid
+        and g.organization_id = $1::uuid and g.target_kind = 'app' and g.effect = 'allow'
+        and g.target_id = $4::uuid and (g.expires_at is null or g.expires_at > now())
+      union all
+      select g.group_id, g.deployment_id from grants g
+      where g.group_id in (select id from their_groups)
+        and g.organization_id = $1::uuid and g.target_kind = 'app' and g.effect = 'allow'
+        and g.target_id = $4::uuid and (g.expires_at is null or g.expires_at > now())
+    )
+    select exists (
+      select 1 from person, builder_items b
+      where b.id = $4::uuid and b.organization_id = $1::uuid and b.kind = 'app'
+        and b.production_version_id is not null
+        and case when not person.groups_mode
+          then exists (select 1 from app_grants g where g.deployment_id is null or g.deployment_id = $3::uuid)
+          else exists (
+            select 1 from app_grants g
+            join portal_admissions a on a.group_id = g.group_id
+            join portals p on p.id = a.portal_id and p.organization_id = $1::uuid
+            where a.portal_id = $3::uuid and (g.deployment_id is null or g.deployment_id = a.portal_id))
+        end
+    ) as may`;
+
 async function mayUseApp(
   db: Db,
   organizationId: string,
@@ -155,40 +198,12 @@ async function mayUseApp(
   portalId: string | null,
   appId: string,
 ): Promise<boolean> {
-  const rows = await db.$queryRaw<{ may: boolean }[]>`
-    with person as (
-      select o.access_mode::text = 'groups' as groups_mode
-      from end_users u join organizations o on o.id = u.organization_id
-      where u.id = ${endUserId}::uuid and u.organization_id = ${organizationId}::uuid
-        and u.revoked_at is null and u.suspended_at is null and u.deleted_at is null
-    ),
-    their_groups as (
-      select m.group_id as id from group_members m join user_groups g on g.id = m.group_id
-      where m.end_user_id = ${endUserId}::uuid and g.organization_id = ${organizationId}::uuid
-      union
-      select p.group_id from subscriptions s join tier_plans p on p.id = s.tier_plan_id
-      where s.end_user_id = ${endUserId}::uuid and s.status = 'active' and p.organization_id = ${organizationId}::uuid
-        and p.group_id is not null
-    ),
-    app_grants as (
-      select g.group_id, g.deployment_id from grants g, person
-      where g.organization_id = ${organizationId}::uuid and g.target_kind = 'app' and g.effect = 'allow'
-        and g.target_id = ${appId}::uuid and (g.expires_at is null or g.expires_at > now())
-        and ((not person.groups_mode and g.end_user_id = ${endUserId}::uuid) or g.group_id in (select id from their_groups))
-    )
-    select exists (
-      select 1 from person, builder_items b
-      where b.id = ${appId}::uuid and b.organization_id = ${organizationId}::uuid and b.kind = 'app'
-        and b.production_version_id is not null
-        and case when not person.groups_mode
-          then exists (select 1 from app_grants g where g.deployment_id is null or g.deployment_id = ${portalId}::uuid)
-          else exists (
-            select 1 from app_grants g
-            join portal_admissions a on a.group_id = g.group_id
-            join portals p on p.id = a.portal_id and p.organization_id = ${organizationId}::uuid
-            where a.portal_id = ${portalId}::uuid and (g.deployment_id is null or g.deployment_id = a.portal_id))
-        end
-    ) as may`;
+  // Named, so that each connection parses and plans it once.
+  const { rows } = await db.pool.query<{ may: boolean }>({
+    name: "atrium_may_use_app",
+    text: MAY_USE_APP_SQL,
+    values: [organizationId, endUserId, portalId, appId],
+  });
   return rows[0]?.may === true;
 }
 
