@@ -632,6 +632,8 @@ interface SoakSample {
   seconds: number;
   rssMb: number;
   heapUsedMb: number;
+  /** What V8 holds for its heap, used or not: RSS can grow with it while the heap in use stays flat. */
+  heapCommittedMb: number;
   externalMb: number;
   arrayBuffersMb: number;
   arenas: number;
@@ -676,6 +678,7 @@ async function soakSample(origin: string, pid: number, startedAt: number): Promi
     seconds: (Date.now() - startedAt) / 1000,
     rssMb: memoryOf(pid).rss,
     heapUsedMb: metric("atrium_process_nodejs_heap_size_used_bytes"),
+    heapCommittedMb: metric("atrium_process_nodejs_heap_size_total_bytes"),
     externalMb: metric("atrium_process_nodejs_external_memory_bytes"),
     arrayBuffersMb: metric("atrium_process_nodejs_array_buffers_bytes"),
     arenas: mallocArenas(pid),
@@ -822,7 +825,7 @@ async function soakBench(): Promise<void> {
       round.forEach((s, i) => {
         samples[i]!.push(s);
         console.log(
-          `  ${s.seconds.toFixed(0).padStart(5)} s  process ${i + 1}  RSS ${s.rssMb.toFixed(1)} MB  heap ${s.heapUsedMb.toFixed(1)} MB  external ${s.externalMb.toFixed(1)} MB  arrayBuffers ${s.arrayBuffersMb.toFixed(1)} MB  malloc arenas ${s.arenas}`,
+          `  ${s.seconds.toFixed(0).padStart(5)} s  process ${i + 1}  RSS ${s.rssMb.toFixed(1)} MB  heap ${s.heapUsedMb.toFixed(1)} of ${s.heapCommittedMb.toFixed(1)} MB  external ${s.externalMb.toFixed(1)} MB  arrayBuffers ${s.arrayBuffersMb.toFixed(1)} MB  malloc arenas ${s.arenas}`,
         );
       });
     record(await sampleAll());
@@ -837,7 +840,7 @@ async function soakBench(): Promise<void> {
       const warm = series.filter((s) => s.seconds >= Math.min(60, (minutes * 60) / 5));
       const slope = (value: (s: SoakSample) => number) => `${slopePerMinute(warm, value).toFixed(2)} MB/min`;
       console.log(
-        `Soak slopes after warm-up, process ${i + 1} (${warm.length} samples): RSS ${slope((s) => s.rssMb)}, heap ${slope((s) => s.heapUsedMb)}, ` +
+        `Soak slopes after warm-up, process ${i + 1} (${warm.length} samples): RSS ${slope((s) => s.rssMb)}, heap ${slope((s) => s.heapUsedMb)} (committed ${slope((s) => s.heapCommittedMb)}), ` +
           `external ${slope((s) => s.externalMb)}, arrayBuffers ${slope((s) => s.arrayBuffersMb)}; ` +
           `malloc arenas ${series[0]!.arenas} → ${series.at(-1)!.arenas}`,
       );
