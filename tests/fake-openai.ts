@@ -56,6 +56,8 @@ export interface FakeOpenAI {
   breakAfter(tokens: number | null, how?: "drop" | "errorChunk"): void;
   /** Makes the next requests go unanswered (a provider that hangs), until turned off. */
   hang(on: boolean): void;
+  /** Resolves once a request left unanswered has arrived, and then once its caller hangs up on it. */
+  hangingCall(): { asked: Promise<void>; hungUp: Promise<void> };
   /** What the next replies report as their usage. */
   reportUsage(usage: FakeUsage): void;
   close(): Promise<void>;
@@ -74,6 +76,7 @@ export async function startFakeOpenAI(
   let breakingHow: "drop" | "errorChunk" = "drop";
   let usageOf: FakeUsage = DEFAULT_FAKE_USAGE;
   const hung: http.ServerResponse[] = [];
+  const hangingCalls: { asked: () => void; hungUp: () => void }[] = [];
   const server = http.createServer((req, res) => {
     void handle(req, res);
   });
@@ -102,6 +105,11 @@ export async function startFakeOpenAI(
       });
       if (hanging) {
         hung.push(res);
+        const watcher = hangingCalls.shift();
+        if (watcher) {
+          watcher.asked();
+          res.once("close", watcher.hungUp);
+        }
         return;
       }
       const queued = queuedFailures.shift();
@@ -228,6 +236,13 @@ export async function startFakeOpenAI(
     breakAfter: (tokens, how = "drop") => {
       breakingAfter = tokens;
       breakingHow = how;
+    },
+    hangingCall: () => {
+      const watcher = { asked: () => {}, hungUp: () => {} };
+      const asked = new Promise<void>((resolve) => (watcher.asked = resolve));
+      const hungUp = new Promise<void>((resolve) => (watcher.hungUp = resolve));
+      hangingCalls.push(watcher);
+      return { asked, hungUp };
     },
     hang: (on) => {
       hanging = on;

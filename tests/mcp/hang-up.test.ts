@@ -6,57 +6,25 @@ import { vi } from "vitest";
 
 vi.hoisted(() => {
   process.env.ATRIUM_SECRET_KEY = "test-secret-key-0123456789-abcdefghijklmnop";
-  // The stalling provider listens on 127.0.0.1.
+  // The fake provider listens on 127.0.0.1.
   process.env.ALLOW_PRIVATE_INTEGRATION_URLS = "true";
 });
 
-import { once } from "node:events";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { createModelProvider } from "@/server/services/org/model-providers";
+import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
 import { collectGarbageEvery, within } from "../garbage";
 import { newOrganization } from "../helpers";
 import { mcpSuite } from "../mcp-helpers";
 import { oneAgentApp } from "../runtime-helpers";
 
-/** A provider that takes each chat request and never answers, noting when Atrium hangs up on it. */
-interface StallingProvider {
-  baseURL: string;
-  asked: Promise<void>;
-  hungUp: Promise<true>;
-  close(): void;
-}
-
-async function stallingProvider(): Promise<StallingProvider> {
-  let onAsked = () => {};
-  let onHungUp = (_: true) => {};
-  const asked = new Promise<void>((resolve) => (onAsked = resolve));
-  const hungUp = new Promise<true>((resolve) => (onHungUp = resolve));
-  const server = http.createServer((message, response) => {
-    message.resume();
-    response.on("close", () => onHungUp(true));
-    onAsked();
-  });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  return {
-    baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    asked,
-    hungUp,
-    close: () => {
-      server.closeAllConnections();
-      server.close();
-    },
-  };
-}
-
 const { connect } = mcpSuite();
-let provider: StallingProvider;
+let provider: FakeOpenAI;
 
 beforeAll(async () => {
-  provider = await stallingProvider();
+  provider = await startFakeOpenAI(() => "never sent");
+  provider.hang(true);
 });
 afterAll(() => provider.close());
 
@@ -77,14 +45,15 @@ describe("an MCP client that hangs up during converse_with_app", () => {
       { name: "Slow app", orchestrationMode: "sequential" },
     );
     const client = await connect(tenant.personalKey.secret);
+    const providerCall = provider.hangingCall();
     const call = client.callTool({ name: "converse_with_app", arguments: { appId, message: "Hello?" } });
     call.catch(() => {});
-    await provider.asked;
+    await providerCall.asked;
     const stopCollecting = collectGarbageEvery(5);
     try {
       await new Promise((resolve) => setTimeout(resolve, 200));
       await client.close();
-      expect(await within(3000, provider.hungUp)).toBe(true);
+      expect(await within(3000, providerCall.hungUp.then(() => "hung up"))).toBe("hung up");
     } finally {
       stopCollecting();
     }
