@@ -53,7 +53,12 @@ describe("an MCP client that hangs up during converse_with_app", () => {
     try {
       await new Promise((resolve) => setTimeout(resolve, 200));
       await client.close();
-      expect(await within(3000, providerCall.hungUp.then(() => "hung up"))).toBe("hung up");
+      expect(
+        await within(
+          3000,
+          providerCall.hungUp.then(() => "hung up"),
+        ),
+      ).toBe("hung up");
     } finally {
       stopCollecting();
     }
