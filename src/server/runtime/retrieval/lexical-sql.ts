@@ -17,7 +17,14 @@
 // private notebook. The statement is built from named fragments, each a few common table
 // expressions, in the order PostgreSQL reads them; candidates-sql.ts holds those that bound what a
 // search reads in a large knowledgebase.
-import { boundedCandidates, CANDIDATE_BOUNDS, rowCounts, termEstimates, type CandidateBounds } from "./candidates-sql";
+import {
+  boundedCandidates,
+  CANDIDATE_BOUNDS,
+  heldTerms,
+  rowCounts,
+  termEstimates,
+  type CandidateBounds,
+} from "./candidates-sql";
 import { param } from "./statement-parameters";
 
 /**
@@ -202,22 +209,24 @@ function synonymTerms(): string {
       ) firsts where nth = 1
     ),
     terms as (
-      select t.kb, t.cfg, t.lexeme, t.term_no, t.origin,
+      select t.kb, t.cfg, t.lexeme, t.term_no, t.origin, t.phrase is not null as is_phrase,
         coalesce(t.phrase, ('''' || replace(replace(t.lexeme, '\\', '\\\\'), '''', '''''') || '''')::tsquery) as tq from (
         select kb, cfg, lexeme, term_no, term_no as origin, null::tsquery as phrase from question_terms
         union all
         select kb, cfg, lexeme, (${SYNONYM_TERM_NUMBERS} + row_number() over (partition by kb order by lexeme))::int, origin, phrase from synonym_terms
       ) t
     ),
+    -- All terms as one tsquery, and what heldTerms() reads: how many, their names, the one-word terms' lexemes, any phrases.
     any_terms as (
-      select kb, string_agg(tq::text, ' | ')::tsquery as tq, count(*) as n from terms group by kb
+      select kb, string_agg(tq::text, ' | ')::tsquery as tq, count(*) as n, array_agg(lexeme) as names,
+        coalesce(array_agg(lexeme) filter (where not is_phrase), '{}') as lexemes, bool_or(is_phrase) as phrases
+      from terms group by kb
     )`;
 }
 
 /**
- * `matches`: the rows scored, each with the set of the question's terms it holds (their numbers;
- * a one-term question needs no test): in a small knowledgebase every row holding any term, in a
- * large one its candidates. The constant test on the knowledgebase ids lets the planner read only
+ * `matches`: the rows scored, each with the set of the question's terms it holds (heldTerms): in
+ * a small knowledgebase every row holding any term, in a large one its candidates. The constant test on the knowledgebase ids lets the planner read only
  * the searched knowledgebases' rows by their index, never the whole table (every organization's
  * documents). Nothing else is read per row: the ranking below needs only which terms each row holds.
  */
@@ -229,12 +238,12 @@ function matchingRows(chunkTable: string, statement: "bounded" | "small"): strin
   return `
     matches as materialized (
       select 'page' as kind, p.id as row_id, p.id, a.kb, p.title as name, 0 as position, least(octet_length(p.markdown), ${PAGE_CHARS}) as chars,
-        case when a.n = 1 then '{1}'::int[] else array(select t.term_no from terms t where t.kb = a.kb and p.tsv @@ t.tq) end as has
+        ${heldTerms("p.tsv", { matched: true })} as has
       from any_terms a join pages p on p.knowledgebase_id = a.kb
       where ${param.pages}::boolean and p.knowledgebase_id = any(${param.knowledgebaseIds}::uuid[]) and p.organization_id = ${param.organizationId}::uuid and p.tsv @@ a.tq${small("a.kb")}
       union all
       select 'source', c.id, c.source_id, a.kb, null, c.position, octet_length(c.text),
-        case when a.n = 1 then '{1}'::int[] else array(select t.term_no from terms t where t.kb = a.kb and c.tsv @@ t.tq) end
+        ${heldTerms("c.tsv", { matched: true })}
       from any_terms a join ${chunkTable} c on c.knowledgebase_id = a.kb
       where ${param.sources}::boolean and c.knowledgebase_id = any(${param.knowledgebaseIds}::uuid[]) and c.tsv @@ a.tq${small("a.kb")}${large}
     )`;
@@ -246,12 +255,13 @@ function largeMatchingRows(chunkTable: string): string {
       -- A large knowledgebase: its candidates.
       union all
       select 'page', p.id, p.id, x.kb, p.title, 0, least(octet_length(p.markdown), ${PAGE_CHARS}),
-        array(select t.term_no from terms t where t.kb = x.kb and p.tsv @@ t.tq)
+        ${heldTerms("p.tsv", { matched: true })}
       from picked x join pages p on p.id = x.row_id
+      join any_terms a on a.kb = x.kb
       where x.kind = 'page' and p.knowledgebase_id = any(${param.knowledgebaseIds}::uuid[]) and p.organization_id = ${param.organizationId}::uuid
       union all
       select 'source', c.id, c.source_id, x.kb, null, c.position, octet_length(c.text),
-        array(select t.term_no from terms t where t.kb = x.kb and v.tsv @@ t.tq)
+        ${heldTerms("v.tsv", { matched: true })}
       from (select row_id, kb, false as opening from picked where kind = 'source' union all select row_id, kb, true from openings) x
       join ${chunkTable} c on c.id = x.row_id
       join any_terms a on a.kb = x.kb
@@ -284,7 +294,7 @@ function termWeights(statement: "bounded" | "small"): string {
           * coalesce((select i.weight from intent_terms i where i.kb = t.kb and i.term_no = t.term_no), 1) as idf, d.df
       from terms t join sizes s on s.kb = t.kb
       cross join lateral (select ${df} as df
-        from term_sets ts where ts.kb = t.kb and t.term_no = any(ts.has)) d
+        from term_sets ts where ts.kb = t.kb and t.lexeme = any(ts.has)) d
     ),
     -- What holding a term is worth: a question term its idf; a synonym synonymWeight × the smaller of its
     -- own idf and its word's (with onlyAbsent, nothing when the knowledgebase uses the word itself). A
@@ -314,17 +324,23 @@ function coverage(): string {
       select s.id, s.name from sources s
       where ${param.sources}::boolean and s.knowledgebase_id = any(${param.knowledgebaseIds}::uuid[]) and s.organization_id = ${param.organizationId}::uuid and s.status = 'ready' and s.searchable and not s.disabled
     ),
-    -- Each row's coverage: the share of the query its terms cover, each term by its weight
-    -- (float8: cheap to sort), looked up among the query's few terms. It is never a join of the
-    -- matching rows with their sets of terms: planned from the guesses PostgreSQL makes about
-    -- these intermediate results, that join became a nested loop over sets × rows, and a question
-    -- whose common words gave most rows a set of their own took seconds (docs/knowledge.md).
+    -- The coverage of each set of terms rows hold: the share of the query the set covers, each
+    -- term by its weight, its best term per question word. Rows share few sets, so each is
+    -- computed once, kept as float8's exact text (float8 to jsonb numeric would round it).
+    set_coverage as materialized (
+      select ts.kb, jsonb_object_agg(ts.has::text, (select (sum(g.credit) / nullif(sum(g.idf), 0))::float8 from (
+          select max(w.credit) filter (where w.lexeme = any(ts.has)) as credit, max(w.idf) filter (where w.term_no = w.origin) as idf
+          from weighted w where w.kb = ts.kb group by w.origin) g)::text) as by_set
+      from term_sets ts group by ts.kb
+    ),
+    -- Each row's coverage (float8: cheap to sort), its set's looked up by key. It is never a join
+    -- of the matching rows with their sets of terms: planned from the guesses PostgreSQL makes
+    -- about these intermediate results, that join became a nested loop over sets × rows, and a
+    -- question whose common words gave most rows a set of their own took seconds (docs/knowledge.md).
     -- Ids only through the sort; text and tsvectors are read for the best few.
     candidates as (
       select m.kind, m.row_id, m.id, m.kb, coalesce(s.name, m.name) as name, m.position, m.chars,
-        (select (sum(g.credit) / nullif(sum(g.idf), 0))::float8 from (
-          select max(w.credit) filter (where w.term_no = any(m.has)) as credit, max(w.idf) filter (where w.term_no = w.origin) as idf
-          from weighted w where w.kb = m.kb group by w.origin) g) as coverage
+        ((select c.by_set from set_coverage c where c.kb = m.kb) ->> m.has::text)::float8 as coverage
       from matches m left join searchable s on m.kind = 'source' and s.id = m.id
       where m.kind = 'page' or s.id is not null
     ),
