@@ -8,6 +8,7 @@ import type { RetrievalRequest } from "@/server/runtime/retrieval/hits";
 import { DEFAULT_SQL, rankLexically, type Queryable } from "@/server/runtime/retrieval/lexical";
 import { retrievalSql, smallRetrievalSql } from "@/server/runtime/retrieval/lexical-sql";
 import { createOrganization } from "@/server/services/org/organizations";
+import { statementValues } from "@/server/runtime/retrieval/statement-parameters";
 import { listSets, loadSet } from "../../eval/retrieval/sets";
 import { newPage, tenantWithKnowledgebase } from "../knowledge-helpers";
 
@@ -91,5 +92,64 @@ describe("the small statement", () => {
     expect(await rankLexically(again.db, tenant.organization.id, request, 2, boundedSql, smallSql)).toEqual(expected);
     expect(again.names).toHaveLength(1);
     expect(await credits()).toBe(before - 6);
+  });
+
+  it("sizes a one-page knowledgebase without reading another knowledgebase's chunks", async () => {
+    const db = getDb();
+    // A knowledgebase of 3,000 chunks, in statistics as autovacuum would gather them.
+    const large = await tenantWithKnowledgebase();
+    const [source] = await db.$queryRaw<{ id: string }[]>`
+      insert into sources (id, organization_id, knowledgebase_id, name, type, status, created_via, size_bytes, text, updated_at)
+      values (gen_random_uuid(), ${large.tenant.organization.id}::uuid, ${large.kbId}::uuid, 'Manual', 'markdown', 'ready', 'api', 100, '', now())
+      returning id::text`;
+    await db.$executeRaw`
+      insert into source_chunks (id, source_id, knowledgebase_id, position, text)
+      select gen_random_uuid(), ${source!.id}::uuid, ${large.kbId}::uuid, n, 'refunds are paid within days ' || n
+      from generate_series(0, 2999) as n`;
+    await db.$executeRawUnsafe("analyze source_chunks");
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    await newPage(tenant.orgKey.secret, kbId, { title: "Refunds", markdown: "Refunds are paid within 14 days." });
+
+    const values = statementValues({
+      knowledgebaseIds: [kbId],
+      organizationId: tenant.organization.id,
+      question: "how long do refunds take",
+      limit: 10,
+      pages: true,
+      sources: true,
+      onePerSource: false,
+      textChars: 4000,
+      headline: "",
+      credits: 0,
+      synonymWords: [],
+      synonyms: [],
+      synonymWeight: 0.5,
+      onlyAbsent: false,
+      lightWords: [],
+      lightWeights: [],
+    });
+    const { rows } = await db.pool.query<{ "QUERY PLAN": { Plan: Record<string, unknown> }[] }>(
+      `explain (analyze, format json) ${smallRetrievalSql()}`,
+      values,
+    );
+    // Every row the statement's reads of source_chunks returned or filtered out.
+    let chunksRead = 0;
+    const walk = (node: Record<string, unknown>) => {
+      if (node["Relation Name"] === "source_chunks")
+        chunksRead +=
+          (Number(node["Actual Rows"]) + Number(node["Rows Removed by Filter"] ?? 0)) * Number(node["Actual Loops"]);
+      for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
+    };
+    walk(rows[0]!["QUERY PLAN"][0]!.Plan);
+    expect(chunksRead).toBe(0);
+    // And it finds the page.
+    const ranked = await rankLexically(
+      db.pool,
+      tenant.organization.id,
+      { knowledgebaseIds: [kbId], query: "how long do refunds take", limit: 3 },
+      0,
+      DEFAULT_SQL,
+    );
+    expect(ranked.hits.map((hit) => hit.title)).toEqual(["Refunds"]);
   });
 });
