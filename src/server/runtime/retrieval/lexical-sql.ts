@@ -226,9 +226,9 @@ function synonymTerms(): string {
 
 /**
  * `matches`: the rows scored, each with the set of the question's terms it holds (heldTerms): in
- * a small knowledgebase every row holding any term, in a large one its candidates. The constant test on the knowledgebase ids lets the planner read only
- * the searched knowledgebases' rows by their index, never the whole table (every organization's
- * documents). Nothing else is read per row: the ranking below needs only which terms each row holds.
+ * a small knowledgebase every row holding any term, in a large one its candidates. The constant
+ * test on the knowledgebase ids lets the planner read only the searched knowledgebases' rows by
+ * their index, never the whole table (every organization's documents). Nothing else is read per row: the ranking below needs only which terms each row holds.
  */
 function matchingRows(chunkTable: string, statement: "bounded" | "small"): string {
   // Only the bounded statement has large knowledgebases, and their candidates.
@@ -326,12 +326,18 @@ function coverage(): string {
     ),
     -- The coverage of each set of terms rows hold: the share of the query the set covers, each
     -- term by its weight, its best term per question word. Rows share few sets, so each is
-    -- computed once, kept as float8's exact text (float8 to jsonb numeric would round it).
+    -- computed once: the float8s in an array, each set's place in it in a jsonb object by the
+    -- set (float8 itself in jsonb would be rounded to numeric's 15 digits).
     set_coverage as materialized (
-      select ts.kb, jsonb_object_agg(ts.has::text, (select (sum(g.credit) / nullif(sum(g.idf), 0))::float8 from (
-          select max(w.credit) filter (where w.lexeme = any(ts.has)) as credit, max(w.idf) filter (where w.term_no = w.origin) as idf
-          from weighted w where w.kb = ts.kb group by w.origin) g)::text) as by_set
-      from term_sets ts group by ts.kb
+      select s.kb, jsonb_object_agg(s.has::text, s.slot) as slots, array_agg(s.coverage order by s.slot) as coverages
+      from (
+        select ts.kb, ts.has, row_number() over (partition by ts.kb) as slot,
+          (select (sum(g.credit) / nullif(sum(g.idf), 0))::float8 from (
+            select max(w.credit) filter (where w.lexeme = any(ts.has)) as credit, max(w.idf) filter (where w.term_no = w.origin) as idf
+            from weighted w where w.kb = ts.kb group by w.origin) g) as coverage
+        from term_sets ts
+      ) s
+      group by s.kb
     ),
     -- Each row's coverage (float8: cheap to sort), its set's looked up by key. It is never a join
     -- of the matching rows with their sets of terms: planned from the guesses PostgreSQL makes
@@ -340,7 +346,7 @@ function coverage(): string {
     -- Ids only through the sort; text and tsvectors are read for the best few.
     candidates as (
       select m.kind, m.row_id, m.id, m.kb, coalesce(s.name, m.name) as name, m.position, m.chars,
-        ((select c.by_set from set_coverage c where c.kb = m.kb) ->> m.has::text)::float8 as coverage
+        (select c.coverages[(c.slots ->> m.has::text)::int] from set_coverage c where c.kb = m.kb) as coverage
       from matches m left join searchable s on m.kind = 'source' and s.id = m.id
       where m.kind = 'page' or s.id is not null
     ),
