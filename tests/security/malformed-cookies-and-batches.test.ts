@@ -6,7 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_TRPC_BATCH_CALLS } from "@/schemas/limits";
 import { readCookie } from "@/server/auth/cookies";
 import { getDb } from "@/server/db";
-import { callSlots, MAX_CONCURRENT_CALLS_PER_REQUEST } from "@/server/trpc/call-slots";
+import { callSlots, MAX_CONCURRENT_CALLS_PER_REQUEST, type CallSlot } from "@/server/trpc/call-slots";
+import type { MemberActor } from "@/server/auth/actor";
+import { listModels } from "@/server/services/org/models";
+import { createCallerFactory, memberProcedure, publicProcedure, router, scopedProcedure } from "@/server/trpc/init";
 import { newOrganization, signInCookie } from "../helpers";
 import { listenOnLoopback, type LoopbackServer } from "../loopback-server";
 
@@ -144,5 +147,36 @@ describe("the calls of one request", () => {
     );
     expect(most).toBe(MAX_CONCURRENT_CALLS_PER_REQUEST);
     expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(MAX_TRPC_BATCH_CALLS - 4);
+  });
+
+  it("take their slot in every kind of procedure, the checks that refuse them included", async () => {
+    const calls = router({
+      scoped: scopedProcedure(listModels.requirement).query(() => "scoped"),
+      member: memberProcedure(listModels.requirement).query(() => "member"),
+      open: publicProcedure.query(() => "open"),
+    });
+    let slotsTaken = 0;
+    const callSlot: CallSlot = (work) => {
+      slotsTaken++;
+      return work();
+    };
+    const context = { db: getDb(), requestId: "slots", response: { headers: new Headers() }, callSlot };
+    const tenant = await newOrganization();
+    const member: MemberActor = {
+      kind: "member",
+      organizationId: tenant.organization.id,
+      member: { id: "member", role: "owner", email: "owner@example.com" },
+    };
+    const asMember = createCallerFactory(calls)({ ...context, actor: member });
+    expect([await asMember.scoped(), await asMember.member(), await asMember.open()]).toEqual([
+      "scoped",
+      "member",
+      "open",
+    ]);
+    expect(slotsTaken).toBe(3);
+    const signedOut = createCallerFactory(calls)({ ...context, actor: null });
+    await expect(signedOut.scoped()).rejects.toThrow();
+    await expect(signedOut.member()).rejects.toThrow();
+    expect(slotsTaken).toBe(5);
   });
 });

@@ -100,11 +100,18 @@ const t = initTRPC
     },
   });
 
-/** A batch's calls run a few at a time (call-slots.ts), their checks included. */
-const inCallSlot = t.middleware(({ ctx, next }) => (ctx.callSlot ? ctx.callSlot(() => next()) : next()));
-
 /** The root of every procedure: input and output checked synchronously (sync-validation.ts). */
-const procedure = withSyncValidation(t.procedure.use(inCallSlot));
+const procedure = withSyncValidation(t.procedure);
+
+/**
+ * `work` in one of the request's call slots when it has them: a batch's calls run a few at a time
+ * (call-slots.ts), their checks included. Each procedure's one middleware takes the slot itself,
+ * as tRPC copies its call options (with defineProperty, key by key) for every middleware level,
+ * and these procedures serve the hot paths.
+ */
+function inCallSlot<T>(ctx: Context, work: () => Promise<T>): Promise<T> {
+  return ctx.callSlot ? ctx.callSlot(work) : work();
+}
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
@@ -114,10 +121,12 @@ export const createCallerFactory = t.createCallerFactory;
  * refused when a string or key holds text PostgreSQL cannot store, naming the field: free-form
  * objects included, which no schema describes. Runs after the auth checks, before validation.
  */
-const storableInput = t.middleware(async ({ getRawInput, next }) => {
-  await assertStorableRawInput(getRawInput);
-  return next();
-});
+const storableInput = t.middleware(({ ctx, getRawInput, next }) =>
+  inCallSlot(ctx, async () => {
+    await assertStorableRawInput(getRawInput);
+    return next();
+  }),
+);
 
 export const publicProcedure = procedure.use(storableInput);
 
@@ -129,22 +138,25 @@ export const publicProcedure = procedure.use(storableInput);
  * accepts any valid key. It is also the `auth` the REST door and the OpenAPI document read.
  */
 export function scopedProcedure(requirement: DeclaredRequirement) {
-  // The storable-input check runs in the same middleware: tRPC copies its call options for each
-  // middleware level, and these procedures serve the hot paths.
-  return procedure.meta({ auth: requirement }).use(async ({ ctx, getRawInput, next }) => {
-    if (!ctx.actor) throw new AppError("unauthorized", "Sign in or send an API key.");
-    authorize(ctx.actor, requirement);
-    await assertStorableRawInput(getRawInput);
-    return next({ ctx: { actor: ctx.actor } });
-  });
+  // The storable-input check runs in the same middleware (inCallSlot says why).
+  return procedure.meta({ auth: requirement }).use(({ ctx, getRawInput, next }) =>
+    inCallSlot(ctx, async () => {
+      if (!ctx.actor) throw new AppError("unauthorized", "Sign in or send an API key.");
+      authorize(ctx.actor, requirement);
+      await assertStorableRawInput(getRawInput);
+      return next({ ctx: { actor: ctx.actor } });
+    }),
+  );
 }
 
 /** A console-only endpoint for a signed-in member meeting `requirement` (the called service's). */
 export function memberProcedure(requirement: DeclaredRequirement) {
-  return procedure.meta({ auth: requirement }).use(async ({ ctx, getRawInput, next }) => {
-    if (ctx.actor?.kind !== "member") throw sessionEnded();
-    authorize(ctx.actor, requirement);
-    await assertStorableRawInput(getRawInput);
-    return next({ ctx: { actor: ctx.actor as MemberActor } });
-  });
+  return procedure.meta({ auth: requirement }).use(({ ctx, getRawInput, next }) =>
+    inCallSlot(ctx, async () => {
+      if (ctx.actor?.kind !== "member") throw sessionEnded();
+      authorize(ctx.actor, requirement);
+      await assertStorableRawInput(getRawInput);
+      return next({ ctx: { actor: ctx.actor as MemberActor } });
+    }),
+  );
 }
