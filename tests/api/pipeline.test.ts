@@ -186,6 +186,22 @@ describe("routes", () => {
     expectRefusal(await api("GET", ""), 404, "not_found");
   });
 
+  it("routes a path in any case, a nested one by its whole path", async () => {
+    const tenant = await newOrganization();
+    const key = tenant.orgKey.secret;
+    const models = await api("GET", "/MODELS", { key });
+    expect(models.status).toBe(200);
+    expect(models.body).toEqual((await api("GET", "/models", { key })).body);
+    const created = await api("POST", "/End-Users", { key, body: { email: "casing@example.com" } });
+    expect(created.status).toBe(201);
+    const read = await api("GET", `/end-users/${created.body.endUser.id}`, { key });
+    expect(read.body.endUser.email).toBe("casing@example.com");
+    const patch = await api("PATCH", `/END-USERS/${created.body.endUser.id}`, { key, body: { fullName: "Casing" } });
+    expect(patch.status).toBe(200);
+    expect((await api("GET", `/end-users/${created.body.endUser.id}`, { key })).body.endUser.fullName).toBe("Casing");
+    expectRefusal(await api("PUT", "/Models", { key }), 405, "method_not_allowed");
+  });
+
   it("answers a known path with another method with 405 and an Allow header", async () => {
     for (const method of ["DELETE", "POST", "PUT", "PATCH"]) {
       const response = await api(method, "/models");
