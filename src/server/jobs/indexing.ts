@@ -16,6 +16,7 @@ import { logger } from "@/server/observability/log";
 import { inSpan } from "@/server/observability/tracing";
 import { recordEvent, type EventInput } from "@/server/services/org/events";
 import { toSource } from "@/server/services/support/source-shape";
+import { analyzeChunksAfterLoad, noteChunksWritten, type AnalyzeThreshold } from "./chunk-statistics";
 import { chunkMarkdown } from "./chunking";
 import { runCrawlOnce } from "./crawl";
 import { runEmbeddingOnce } from "./embedding";
@@ -311,6 +312,7 @@ async function indexSource(db: Db, job: ClaimedJob, options: IndexingOptions, si
         sourceEvent("source.ready", ready, "ready"),
       );
     });
+    noteChunksWritten(chunks.length);
   } catch (error) {
     if (error instanceof LostClaim) return;
     throw chunks.length > CHUNKS_PER_TRANSACTION ? new BatchWriteFailed(error, written, chunks.length) : error;
@@ -448,7 +450,12 @@ function shortReason(error: unknown): string {
 
 export function startIndexWorker(
   db: Db,
-  options: IndexingOptions & { pollMs?: number; maxBackoffMs?: number; embeddingPollMs?: number } = {},
+  options: IndexingOptions & {
+    pollMs?: number;
+    maxBackoffMs?: number;
+    embeddingPollMs?: number;
+    analyzeAfter?: AnalyzeThreshold;
+  } = {},
 ): IndexWorker {
   let stopped = false;
   let sleeping: { timer: NodeJS.Timeout; resolve: () => void } | undefined;
@@ -495,6 +502,8 @@ export function startIndexWorker(
           claimed = await runEmbeddingOnce(db);
           nextEmbeddingRound = claimed > 0 ? 0 : Date.now() + embeddingPollMs;
         }
+        // Idle after a large load: the chunk table's statistics, before the searches that follow it.
+        if (claimed === 0) await analyzeChunksAfterLoad(db, options.analyzeAfter);
         if (failures > 0) logger().info("Indexing worker: the database is reachable again; indexing resumes.");
         failures = 0;
       } catch (error) {
