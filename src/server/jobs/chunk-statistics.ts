@@ -30,14 +30,14 @@ export function noteChunksWritten(count: number): void {
 
 /**
  * Analyzes the chunk table when this process's writes since the last time reach `after`; true
- * when it did. A failure is logged, never thrown: statistics are an optimization, and the worker's
- * next round should not wait for them.
+ * when it did. Once it has a connection, a failure is logged, not thrown: statistics are an
+ * optimization, and the worker's next round should not back off for them.
  */
 export async function analyzeChunksAfterLoad(db: Db, after: AnalyzeThreshold = ANALYZE_AFTER): Promise<boolean> {
   if (chunksWritten < after.chunks) return false;
+  const client = await db.pool.connect();
   const written = chunksWritten;
   chunksWritten = 0;
-  const client = await db.pool.connect();
   let failure: Error | undefined;
   try {
     await client.query("begin");
