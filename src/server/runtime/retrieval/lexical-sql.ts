@@ -319,11 +319,6 @@ function termWeights(statement: "bounded" | "small"): string {
  */
 function coverage(): string {
   return `
-    -- Documents that may answer (matches holds rows of the organization's knowledgebases only).
-    searchable as (
-      select s.id, s.name from sources s
-      where ${param.sources}::boolean and s.knowledgebase_id = any(${param.knowledgebaseIds}::uuid[]) and s.organization_id = ${param.organizationId}::uuid and s.status = 'ready' and s.searchable and not s.disabled
-    ),
     -- The coverage of each set of terms rows hold: the share of the query the set covers, each
     -- term by its weight, its best term per question word. Rows share few sets, so each is
     -- computed once: the float8s in an array, each set's place in it in a jsonb object by the
@@ -343,12 +338,22 @@ function coverage(): string {
     -- of the matching rows with their sets of terms: planned from the guesses PostgreSQL makes
     -- about these intermediate results, that join became a nested loop over sets × rows, and a
     -- question whose common words gave most rows a set of their own took seconds (docs/knowledge.md).
-    -- Ids only through the sort; text and tsvectors are read for the best few.
+    -- Ids only through the sort; text and tsvectors are read for the best few. A source's row
+    -- counts when its document may answer (ready, searchable, enabled; matches holds rows of the
+    -- organization's knowledgebases only), its document looked up by id for each row (the limit
+    -- keeps it a lookup): planned as a join, a generic plan once tested every row against every
+    -- document of the knowledgebase, 45 ms over the manual pages (BENCHMARKS.md, 2026-12-06).
     candidates as (
-      select m.kind, m.row_id, m.id, m.kb, coalesce(s.name, m.name) as name, m.position, m.chars,
+      select m.kind, m.row_id, m.id, m.kb, coalesce(d.name, m.name) as name, m.position, m.chars,
         (select c.coverages[(c.slots ->> m.has::text)::int] from set_coverage c where c.kb = m.kb) as coverage
-      from matches m left join searchable s on m.kind = 'source' and s.id = m.id
-      where m.kind = 'page' or s.id is not null
+      from matches m left join lateral (
+        select s.name from sources s
+        where m.kind = 'source' and s.id = m.id and ${param.sources}::boolean
+          and s.knowledgebase_id = any(${param.knowledgebaseIds}::uuid[]) and s.organization_id = ${param.organizationId}::uuid
+          and s.status = 'ready' and s.searchable and not s.disabled
+        limit 1
+      ) d on true
+      where m.kind = 'page' or d.name is not null
     ),
     -- A passage's coverage per its length in bytes (a long passage holds more words by chance;
     -- octet_length reads no TOASTed text), plus the coverage of its document's opening passage
