@@ -8,6 +8,7 @@ import { revokeApiKey } from "@/server/services/identity/api-keys";
 import { removeMember } from "@/server/services/identity/members";
 import { updateOrganization } from "@/server/services/org/organizations";
 import { addPerson, api, expectError, issueKey, newOrganization, type ApiResponse } from "../helpers";
+import { listenOnLoopback } from "../loopback-server";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -200,6 +201,15 @@ describe("routes", () => {
     expect(patch.status).toBe(200);
     expect((await api("GET", `/end-users/${created.body.endUser.id}`, { key })).body.endUser.fullName).toBe("Casing");
     expectRefusal(await api("PUT", "/Models", { key }), 405, "method_not_allowed");
+    // Through the server's own listener too, as a client sends it.
+    const loopback = await listenOnLoopback(0);
+    try {
+      const response = await fetch(`${loopback.base}/api/v1/MODELS`, { headers: { authorization: `Bearer ${key}` } });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual(models.body);
+    } finally {
+      loopback.close();
+    }
   });
 
   it("answers a known path with another method with 405 and an Allow header", async () => {

@@ -3,7 +3,7 @@
 // processes, and not for a load that is a small share of a large table.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { analyzeChunksAfterLoad, noteChunksWritten } from "@/server/jobs/chunk-statistics";
+import { ANALYZE_LOCK, analyzeChunksAfterLoad, noteChunksWritten } from "@/server/jobs/chunk-statistics";
 import { startIndexWorker } from "@/server/jobs/indexing";
 import { api } from "../helpers";
 import { sourceOf, tenantWithKnowledgebase } from "../knowledge-helpers";
@@ -63,7 +63,7 @@ describe("the chunk table's statistics after a load", () => {
     const other = await getDb().pool.connect();
     try {
       await other.query("begin");
-      await other.query("select pg_advisory_xact_lock(7441203913)");
+      await other.query("select pg_advisory_xact_lock($1)", [ANALYZE_LOCK]);
       noteChunksWritten(10);
       const before = await analyses();
       expect(await analyzeChunksAfterLoad(getDb(), { chunks: 1, share: 0 })).toBe(false);

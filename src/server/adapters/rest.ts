@@ -53,14 +53,13 @@ interface Route {
   meta: Meta;
 }
 
-/** Routes by their path's first segment (`/end-users/{id}` under `end-users`), `{` for one that is a parameter. */
+/** Routes by their path's first segment (`/end-users/{id}` under `end-users`). */
 type RouteTable = Map<string, Route[]>;
 
 /** A path's first segment, as the route table files routes under: lower-cased, as routes match any case. */
 function firstSegment(path: string): string {
   const end = path.indexOf("/", 1);
-  const segment = end === -1 ? path.slice(1) : path.slice(1, end);
-  return segment.startsWith("{") ? "{" : segment.toLowerCase();
+  return (end === -1 ? path.slice(1) : path.slice(1, end)).toLowerCase();
 }
 
 function buildRoutes(): RouteTable {
@@ -70,6 +69,8 @@ function buildRoutes(): RouteTable {
     const path = normalizePath(openapi.path);
     const route = { method: openapi.method, pattern: getPathRegExp(path), meta: meta as Meta };
     const key = firstSegment(path);
+    // A parameter there would match paths filed under any segment.
+    if (key.startsWith("{")) throw new Error(`The REST route ${path} must start with a fixed segment.`);
     routes.set(key, [...(routes.get(key) ?? []), route]);
   });
   return routes;
@@ -115,8 +116,7 @@ function matchRoute(routes: RouteTable, method: string, path: string): { route?:
   if (path === OPENAPI_PATH) return { allowed: ["GET"] };
   // Only the routes filed under the path's first segment can match it (a regular expression
   // test each: testing all 200-odd cost a few µs a request).
-  const filed = [...(routes.get(firstSegment(path)) ?? []), ...(routes.get("{") ?? [])];
-  const candidates = filed.filter((route) => route.pattern.test(path));
+  const candidates = (routes.get(firstSegment(path)) ?? []).filter((route) => route.pattern.test(path));
   return {
     route: candidates.find((route) => route.method === method),
     allowed: [...new Set(candidates.map((r) => r.method))],

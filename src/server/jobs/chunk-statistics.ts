@@ -18,7 +18,7 @@ export interface AnalyzeThreshold {
 export const ANALYZE_AFTER: AnalyzeThreshold = { chunks: 1_000, share: 0.05 };
 
 /** Held while one process analyzes the chunk table: another finding it taken leaves the work to it. */
-const ANALYZE_LOCK = 7_441_203_913;
+export const ANALYZE_LOCK = 7_441_203_913;
 
 /** Chunks this process wrote since it last analyzed the table (or found another process at it). */
 let chunksWritten = 0;

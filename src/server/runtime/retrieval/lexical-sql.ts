@@ -228,7 +228,8 @@ function synonymTerms(): string {
  * `matches`: the rows scored, each with the set of the question's terms it holds (heldTerms): in
  * a small knowledgebase every row holding any term, in a large one its candidates. The constant
  * test on the knowledgebase ids lets the planner read only the searched knowledgebases' rows by
- * their index, never the whole table (every organization's documents). Nothing else is read per row: the ranking below needs only which terms each row holds.
+ * their index, never the whole table (every organization's documents). Nothing else is read per
+ * row: the ranking below needs only which terms each row holds.
  */
 function matchingRows(chunkTable: string, statement: "bounded" | "small"): string {
   // Only the bounded statement has large knowledgebases, and their candidates.
