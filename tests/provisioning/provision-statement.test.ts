@@ -5,7 +5,7 @@
 // new, known, concurrent and refused emails.
 import { describe, expect, it } from "vitest";
 import { closeDb, createDb, getDb, type Db } from "@/server/db";
-import { provisionEndUser } from "@/server/services/provisioning/end-users";
+import { provisionEndUser, provisionOn } from "@/server/services/provisioning/end-users";
 import { api, expectError, newOrganization, type Tenant } from "../helpers";
 import { email, newGroup, newPlan, newPortal, provisioningSnapshot } from "../provisioning-helpers";
 import { publishedApp } from "../runtime-helpers";
@@ -85,6 +85,57 @@ describe("provisioning in one statement", () => {
       expect(Number(rows[0]!.custom_plans)).toBeLessThanOrEqual(5);
       expect(Number(rows[0]!.generic_plans)).toBeGreaterThanOrEqual(5);
     } finally {
+      await closeDb(db);
+    }
+  });
+
+  it("reads an account's subscriptions by its id however much the table grew after planning", async () => {
+    // PostgreSQL keeps the plan it makes at a connection's sixth call while the table is nearly
+    // empty, as in a new database or a new organization's first sync, and the table grows under
+    // it. A plan that scanned the table cost every call a read of every subscription in the
+    // database (BENCHMARKS.md, 2026-12-07).
+    const tenant = await newOrganization();
+    const [first, second] = [(await newPlan(tenant.operator)).tierPlan, (await newPlan(tenant.operator)).tierPlan];
+    const db = createDb(process.env.DATABASE_URL!, 1);
+    const client = await db.pool.connect();
+    const subscriptionScans = async () =>
+      Number(
+        (
+          await client.query<{ seq_scan: string }>(
+            "select seq_scan from pg_stat_xact_user_tables where relname = 'subscriptions'",
+          )
+        ).rows[0]!.seq_scan,
+      );
+    try {
+      const known = email();
+      for (const address of [known, email(), email(), email(), email(), email()])
+        await provisionOn(client, tenant.operator, { email: address, tierPlanIds: [first.id] });
+      const crowd = await newOrganization();
+      const crowdPlan = (await newPlan(crowd.operator)).tierPlan;
+      await client.query(
+        `with people as (
+           insert into end_users (id, organization_id, email, created_at, updated_at)
+           select gen_random_uuid(), $1, 'crowd' || n || '@example.test', now(), now() from generate_series(1, 3000) n
+           returning id
+         )
+         insert into subscriptions (id, end_user_id, tier_plan_id, status, credit_allowance, credits_reset_at, provisioned_by, updated_at)
+         select gen_random_uuid(), id, $2, 'active', 10, now(), 'api', now() from people`,
+        [crowd.organization.id, crowdPlan.id],
+      );
+
+      await client.query("begin");
+      const before = await subscriptionScans();
+      const { result } = await provisionOn(client, tenant.operator, { email: known, tierPlanIds: [second.id] });
+      const scans = (await subscriptionScans()) - before;
+      await client.query("commit");
+      expect(result.subscriptions.map((s) => s.tierPlanId).sort()).toEqual([first.id, second.id].sort());
+      expect(scans).toBe(0);
+      const { rows } = await client.query<{ generic_plans: string }>(
+        "select generic_plans from pg_prepared_statements where name = 'atrium_provision'",
+      );
+      expect(Number(rows[0]!.generic_plans)).toBeGreaterThan(0);
+    } finally {
+      client.release();
       await closeDb(db);
     }
   });

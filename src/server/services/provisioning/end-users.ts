@@ -185,22 +185,25 @@ const PROVISION_SQL = `
       end`,
   )}
   ),
+  -- The account's subscriptions looked up by its id (u has one row at most): as a join with u,
+  -- a plan made while the table was small read the whole table on every call (BENCHMARKS.md, 2026-12-07).
   active as (
     select s.id, s.tier_plan_id, s.credit_allowance, s.credits_used, s.credits_reset_at, s.created_at from subs s
     union all
-    select s.id, s.tier_plan_id, s.credit_allowance, s.credits_used, s.credits_reset_at, s.created_at from subscriptions s, u
-    where s.end_user_id = u.id and s.status = 'active' and s.tier_plan_id not in (select tier_plan_id from subs)
+    select s.id, s.tier_plan_id, s.credit_allowance, s.credits_used, s.credits_reset_at, s.created_at from subscriptions s
+    where s.end_user_id = (select id from u) and s.status = 'active' and s.tier_plan_id not in (select tier_plan_id from subs)
   ),
   written as (
     select u.id, u.email, u.full_name, u.created_at, u.created,
       (select count(*) from granted)::int as grants_created,
       coalesce((
         select json_agg(json_build_object(
-          'id', a.id, 'tierPlanId', a.tier_plan_id, 'tierPlanName', t.name, 'status', 'active',
+          'id', a.id, 'tierPlanId', a.tier_plan_id,
+          'tierPlanName', (select t.name from tier_plans t where t.id = a.tier_plan_id), 'status', 'active',
           'creditAllowance', a.credit_allowance, 'creditsUsed', a.credits_used,
           'creditsResetAt', ${isoUtc("a.credits_reset_at")}
         ) order by a.created_at, a.id)
-        from active a join tier_plans t on t.id = a.tier_plan_id
+        from active a
       ), '[]') as subscriptions,
       (select c.changes from account_changes c) as changes
     from u
