@@ -3,7 +3,7 @@
 // opts into, sent by the worker once across any number of runs (src/server/jobs/notification-emails.ts).
 import { describe, expect, it } from "vitest";
 import type { MemberActor } from "@/server/auth/actor";
-import { getDb } from "@/server/db";
+import { closeDb, createDb, getDb } from "@/server/db";
 import { runNotificationEmailsOnce } from "@/server/jobs/notification-emails";
 import { dismissCreditRequest, grantBonusCredits } from "@/server/services/provisioning/credit-requests";
 import { provisionEndUser } from "@/server/services/provisioning/end-users";
@@ -350,5 +350,45 @@ describe("notification emails", () => {
     expect((await db().outboxMessage.findMany({ where: { to: w.builder.email } })).map((m) => m.subject)).toEqual([
       "A source failed: handbook.pdf",
     ]);
+  });
+
+  it("find recent directory failures without reading every audit event", async () => {
+    // Every process's worker looks for them every few seconds, in every organization: a read of
+    // the whole audit log each time, which grows with every change any organization records.
+    const w = await world();
+    const organizationId = w.tenant.organization.id;
+    await db().pool.query(
+      `insert into audit_events (id, organization_id, actor_type, actor_label, door, action, target_type, target_id, occurred_at)
+       select gen_random_uuid(), $1, 'system', 'Atrium', 'system', 'end_user.update', 'end_user', n::text, now()
+       from generate_series(1, 3000) n`,
+      [organizationId],
+    );
+    await recordEvent(
+      db(),
+      { kind: "system", organizationId },
+      { action: "directory.sync_failed", target: { type: "directory", label: "Okta" }, changes: {} },
+    );
+    // One connection, in one transaction, so that its statistics count only these reads.
+    const single = createDb(process.env.DATABASE_URL!, 1);
+    try {
+      await single.pool.query("begin");
+      const scans = async () =>
+        Number(
+          (
+            await single.pool.query<{ seq_scan: string }>(
+              "select seq_scan from pg_stat_xact_user_tables where relname = 'audit_events'",
+            )
+          ).rows[0]!.seq_scan,
+        );
+      const before = await scans();
+      await runNotificationEmailsOnce(single);
+      const listed = (await listNotifications(single, actorOf(w.tenant, w.admin), {})).notifications;
+      const after = await scans();
+      await single.pool.query("rollback");
+      expect(listed.find((n) => n.kind === "directory_sync_failed")).toMatchObject({ title: "Okta" });
+      expect(after - before).toBe(0);
+    } finally {
+      await closeDb(single);
+    }
   });
 });
