@@ -64,6 +64,26 @@ describe("the small statement", () => {
     },
   );
 
+  it("ranks a run's question as the search API does, without making snippets", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    await newPage(key, kbId, {
+      title: "Refund policy",
+      markdown: "Refunds are paid within 14 days. Shipping is not refunded.",
+    });
+    await newPage(key, kbId, {
+      title: "Shipping",
+      markdown: "Parcels ship within 2 days; shipping costs depend on weight.",
+    });
+    const request: RetrievalRequest = { knowledgebaseIds: [kbId], query: "are shipping costs refunded", limit: 5 };
+    const organizationId = tenant.organization.id;
+    const withSnippets = await rankLexically(getDb().pool, organizationId, request, 0, DEFAULT_SQL);
+    const without = await rankLexically(getDb().pool, organizationId, { ...request, snippets: false }, 0, DEFAULT_SQL);
+    expect(withSnippets.hits).toHaveLength(2);
+    expect(withSnippets.hits.every((hit) => hit.snippet.includes("**"))).toBe(true);
+    expect(without.hits).toEqual(withSnippets.hits.map((hit) => ({ ...hit, snippet: "" })));
+  });
+
   it("hands a knowledgebase that is not small to the bounded statement, charged once", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const key = tenant.orgKey.secret;

@@ -29,6 +29,8 @@ export interface RetrievalRequest {
   onePerSource?: boolean;
   /** Characters of each passage's text returned. */
   textChars?: number;
+  /** False: no snippet is made, and each hit's is "" (a run reads the passage's text, never its snippet). */
+  snippets?: boolean;
   /** How the question's words are widened with synonyms; VOCABULARY_DEFAULTS unless the evaluation tries others. */
   vocabulary?: VocabularyOptions;
 }

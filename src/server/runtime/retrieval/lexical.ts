@@ -56,7 +56,8 @@ export async function rankLexically(
     sources: kinds.sources,
     onePerSource: request.onePerSource ?? false,
     textChars: request.textChars ?? 4000,
-    headline: HEADLINE,
+    // atrium_headline is strict: without its options it is not called.
+    headline: request.snippets === false ? null : HEADLINE,
     credits,
     synonymWords: words,
     synonyms,
@@ -72,7 +73,8 @@ export async function rankLexically(
     kind: RetrievedKind | null;
     row_id: string | null;
     position: number | null;
-  } & Omit<RetrievedHit, "kind">;
+    snippet: string | null;
+  } & Omit<RetrievedHit, "kind" | "snippet">;
   let rows: Row[] | null = null;
   if (small !== null && !request.knowledgebaseIds.some((id) => largeKnowledgebases.has(id))) {
     // Named, so that each connection parses and plans the statement once.
@@ -91,7 +93,9 @@ export async function rankLexically(
     charged: credits === 0 || rows[0]?.charged === 1,
     hits: rows.flatMap(
       ({ charged: _charged, found: _found, large: _large, row_id: rowId, position: _position, kind, ...hit }) =>
-        kind === null || rowId === null ? [] : [{ ...hit, kind, rowId, score: Number(hit.score) }],
+        kind === null || rowId === null
+          ? []
+          : [{ ...hit, kind, rowId, snippet: hit.snippet ?? "", score: Number(hit.score) }],
     ),
     found: new Set(rows[0]?.found ?? []),
   };

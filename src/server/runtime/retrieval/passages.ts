@@ -28,7 +28,13 @@ export async function retrievePassages(
 ): Promise<Retrieved> {
   if (knowledgebaseIds.length === 0)
     return { passages: [], missing: [], path: { method: "lexical", reason: "nothing_to_search" } };
-  const request = { knowledgebaseIds, query, limit: AGENT_PASSAGES, textChars: RUN_LIMITS.passageChars };
+  const request = {
+    knowledgebaseIds,
+    query,
+    limit: AGENT_PASSAGES,
+    textChars: RUN_LIMITS.passageChars,
+    snippets: false,
+  };
   const { hits, found, path } = await retrieveCharging(db, organizationId, request, 0, { providers });
   // The ranking statement says which knowledgebases are the organization's; a blank query runs none.
   const foundIds = found ?? (await organizationKnowledgebases(db, organizationId, knowledgebaseIds));

@@ -16,7 +16,7 @@ export const STATEMENT_PARAMETERS = [
   "onePerSource",
   /** Characters of each passage's text returned. */
   "textChars",
-  /** atrium_headline's options for the snippet. */
+  /** atrium_headline's options for the snippet; null for no snippet. */
   "headline",
   /** Credits taken in the same statement (0: none). */
   "credits",
