@@ -455,6 +455,46 @@ function corpusDocument(i: number): string {
   return sections.join("\n\n");
 }
 
+interface SequentialRead {
+  table: string;
+  rows: number;
+  liveRows: number;
+}
+
+/** What PostgreSQL counts of each table's rows read by sequential scans, and its live rows. */
+async function sequentialRows(databaseUrl: string): Promise<Map<string, { rows: number; liveRows: number }>> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    // A backend reports its counts once it is idle, at most once a second.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const { rows } = await client.query<{ relname: string; seq_tup_read: string; n_live_tup: string }>(
+      "select relname, seq_tup_read, n_live_tup from pg_stat_user_tables",
+    );
+    return new Map(
+      rows.map((row) => [row.relname, { rows: Number(row.seq_tup_read), liveRows: Number(row.n_live_tup) }]),
+    );
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * The five tables whose rows sequential scans read most between two counts: a statement whose
+ * plan reads a growing table whole shows here (a plan made while the subscriptions table was
+ * small once read all of it on every POST /end-users: BENCHMARKS.md, 2026-12-07).
+ */
+function sequentialReadsSince(
+  before: Map<string, { rows: number }>,
+  after: Map<string, { rows: number; liveRows: number }>,
+): SequentialRead[] {
+  return [...after]
+    .map(([table, { rows, liveRows }]) => ({ table, rows: rows - (before.get(table)?.rows ?? 0), liveRows }))
+    .filter((read) => read.rows > 0)
+    .sort((a, b) => b.rows - a.rows)
+    .slice(0, 5);
+}
+
 /** Posts documents as sources of a new knowledgebase, 8 at a time, and waits until all are ready. */
 async function ingest(
   key: string,
@@ -977,11 +1017,20 @@ async function main() {
             : `; CPU per request: server ${result.serverCpuUs.toFixed(0)} µs, PostgreSQL ${result.databaseCpuUs!.toFixed(0)} µs`),
       );
     }
+    let sequentiallyRead: SequentialRead[] | null = null;
     if (!only) {
+      const scannedBefore = await sequentialRows(databaseUrl);
       for (const scenario of [...SCENARIOS, provisioning]) await measure(scenario);
       // The detail reads need the end users the provisioning scenario created.
       for (const scenario of [...(await detailScenarios(keys[0]!)), conversationThroughputScenario(appId)])
         await measure(scenario);
+      sequentiallyRead = sequentialReadsSince(scannedBefore, await sequentialRows(databaseUrl));
+      console.log(
+        `Rows read by sequential scans in the API scenarios, most first: ${
+          sequentiallyRead.map((read) => `${read.table} ${read.rows} (${read.liveRows} rows in it now)`).join(", ") ||
+          "none"
+        }`,
+      );
     }
     const conversed = only || apiOnly ? null : await conversations(keys, appId);
     const firstEvent = only || apiOnly ? null : await firstEventLatencies(keys[0]!, appId, 100);
@@ -1115,6 +1164,7 @@ async function main() {
           manuals,
           flows,
           usage,
+          sequentiallyRead,
         },
         null,
         2,
