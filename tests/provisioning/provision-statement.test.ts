@@ -90,10 +90,10 @@ describe("provisioning in one statement", () => {
   });
 
   it("reads an account's subscriptions by its id however much the table grew after planning", async () => {
-    // PostgreSQL keeps the plan it makes at a connection's sixth call while the table is nearly
-    // empty, as in a new database or a new organization's first sync, and the table grows under
-    // it. A plan that scanned the table cost every call a read of every subscription in the
-    // database (BENCHMARKS.md, 2026-12-07).
+    // PostgreSQL keeps the plan it makes at a connection's sixth call, here while the table is
+    // nearly empty as in a new installation's first sync, until autovacuum next analyzes the
+    // table; the table grows under it. A plan that scanned the table cost every call a read of
+    // every subscription in the database (BENCHMARKS.md, 2026-12-07).
     const tenant = await newOrganization();
     const [first, second] = [(await newPlan(tenant.operator)).tierPlan, (await newPlan(tenant.operator)).tierPlan];
     const db = createDb(process.env.DATABASE_URL!, 1);
