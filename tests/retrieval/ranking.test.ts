@@ -100,6 +100,24 @@ describe("lexical ranking", () => {
     });
   });
 
+  it("adds a quarter of a term's share to a passage whose heading holds it", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    const post = async (name: string, contentMarkdown: string): Promise<string> =>
+      (await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { name, contentMarkdown } })).body.source.id;
+    const inHeading = await post("Guide one", "# Refunds\n\nMoney goes back to the card within five days.");
+    const inText = await post("Guide two", "# Payments\n\nMoney goes back as refunds within five days.");
+    await drain();
+    const response = await api("POST", `/knowledgebases/${kbId}/search`, {
+      key,
+      body: { query: "refunds", kinds: ["sources"] },
+    });
+    const [first, second] = response.body.results as { id: string; score: number }[];
+    expect([first!.id, second!.id]).toEqual([inHeading, inText]);
+    // The heading's quarter, beside a smaller difference in how close the terms stand (cover density).
+    expect(first!.score - second!.score).toBeGreaterThan(0.25);
+  });
+
   it("orders passages of equal score the same in every load: by the document's name, its earlier passage first", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const key = tenant.orgKey.secret;

@@ -290,7 +290,7 @@ function termWeights(statement: "bounded" | "small"): string {
     -- A term weighs by its rarity (BM25's idf): a term in every row says nothing, one in few rows
     -- says a lot. Its document frequency counts every row that holds it (all of them are in matches).
     term_weights as materialized (
-      select t.kb, t.term_no, t.origin, t.lexeme, t.tq, (replace(t.tq::text, ''' <', ''':A <') || ':A')::tsquery as tq_heading,
+      select t.kb, t.term_no, t.origin, t.lexeme, t.tq,
         ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5))::float8
           * coalesce((select i.weight from intent_terms i where i.kb = t.kb and i.term_no = t.term_no), 1) as idf, d.df
       from terms t join sizes s on s.kb = t.kb
@@ -387,14 +387,17 @@ function rescored(chunkTable: string): string {
       from best b join ${chunkTable} ch on ch.id = b.row_id where b.kind = 'source'
     ),
     -- The best few are scored again with costlier signals: terms in a heading or the title, the phrase, proximity.
-    -- The title's tsvector once a passage (offset 0): inlined, it was parsed again for each term.
+    -- The title's tsvector once a passage (offset 0): inlined, it was parsed again for each term. The terms
+    -- in a heading are those of the passage's weight-A positions, kept once a passage: a query of weight A
+    -- for each term was a tsquery parsed per term and question.
     scored as (
       select b.*, q.all_terms, q.cfg, b.coverage
-        + coalesce(${bestCredits("b.tsv @@ w.tq_heading")}, 0) / q.total * ${HEADING_WEIGHT}
+        + coalesce(${bestCredits("t.heading_tsv @@ w.tq")}, 0) / q.total * ${HEADING_WEIGHT}
         + coalesce(${bestCredits("t.title_tsv @@ w.tq")}, 0) / q.total * ${TITLE_WEIGHT}
         + (case when q.term_count > 1 and b.tsv @@ q.phrase then ${PHRASE_BONUS} else 0 end)
         + ts_rank_cd(b.tsv, q.any_term, 2) * ${PROXIMITY_WEIGHT} as score
-      from passages b join queries q on q.kb = b.kb cross join lateral (select ${shortTsvector("q.cfg", "b.title")} as title_tsv offset 0) t
+      from passages b join queries q on q.kb = b.kb
+      cross join lateral (select ${shortTsvector("q.cfg", "b.title")} as title_tsv, ts_filter(b.tsv, '{a}') as heading_tsv offset 0) t
     )`;
 }
 
