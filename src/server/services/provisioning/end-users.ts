@@ -199,7 +199,8 @@ const PROVISION_SQL = `
       coalesce((
         select json_agg(json_build_object(
           'id', a.id, 'tierPlanId', a.tier_plan_id,
-          'tierPlanName', (select t.name from tier_plans t where t.id = a.tier_plan_id), 'status', 'active',
+          'tierPlanName', (select t.name from tier_plans t where t.id = a.tier_plan_id and t.organization_id = $1),
+          'status', 'active',
           'creditAllowance', a.credit_allowance, 'creditsUsed', a.credits_used,
           'creditsResetAt', ${isoUtc("a.credits_reset_at")}
         ) order by a.created_at, a.id)
