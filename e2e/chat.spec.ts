@@ -110,10 +110,16 @@ test("an answer's sources, regenerate, copy and feedback; Executions filter by w
 
   await page.getByTestId("message-assistant").last().getByRole("button", { name: "Not helpful" }).click();
   await page.getByRole("textbox", { name: /What was wrong with this answer/ }).fill("Too short");
+  // The reason is stored once its request answers: the Executions page reads it then.
+  const reasonSaved = page.waitForResponse(
+    (response) =>
+      response.url().includes("conversationFeedback") && response.request().postData()?.includes("Too short") === true,
+  );
   await page
     .getByRole("form", { name: "What was wrong with this answer?" })
     .getByRole("button", { name: "Send" })
     .click();
+  await reasonSaved;
 
   await page.getByRole("navigation").getByRole("link", { name: "Executions" }).click();
   await expect(page.getByTestId("execution-row")).toHaveCount(2);

@@ -59,7 +59,7 @@ export interface TranscriptActions<M> {
   onRegenerate?: () => void;
   /** Sends an edited last question in place of the one asked. */
   onEditLast?: (text: string) => void;
-  onFeedback?: (message: M, rating: FeedbackRating | null, reason?: string) => void;
+  onFeedback?: (message: M, rating: FeedbackRating | null, reason?: string) => unknown;
 }
 
 /** The last question of a conversation, which Regenerate asks again. */

@@ -2,7 +2,7 @@
 // What one can do with an answer: copy it (as written, or as plain text), write it again (the
 // last answer only; its own credit), and say whether it helped, with an optional reason.
 import { Check, Copy, RefreshCw, ThumbsDown, ThumbsUp } from "lucide-react";
-import { useState, type FormEvent } from "react";
+import { useRef, useState, type FormEvent } from "react";
 import { useChatText } from "./chat-i18n";
 import { MAX_FEEDBACK_REASON_CHARS } from "@/schemas/limits";
 
@@ -20,7 +20,8 @@ export function MessageActions({
   renderedText: () => string;
   onRegenerate?: () => void;
   feedback?: FeedbackRating | null;
-  onFeedback?: (rating: FeedbackRating | null, reason?: string) => void;
+  /** Sends the feedback; when it answers a promise, the next is sent once it settles. */
+  onFeedback?: (rating: FeedbackRating | null, reason?: string) => unknown;
 }) {
   const t = useChatText();
   const [copied, setCopied] = useState<"markdown" | "text" | null>(null);
@@ -28,6 +29,13 @@ export function MessageActions({
   const [rating, setRating] = useState<FeedbackRating | null>(feedback ?? null);
   const [asking, setAsking] = useState(false);
   const [reason, setReason] = useState("");
+  // A rating and the reason sent right after it go out in that order: sent side by side, the
+  // rating could be stored last and the reason lost.
+  const sending = useRef<Promise<unknown>>(Promise.resolve());
+
+  function send(chosen: FeedbackRating | null, why?: string) {
+    sending.current = sending.current.then(() => onFeedback?.(chosen, why)).catch(() => undefined);
+  }
 
   function copy(kind: "markdown" | "text") {
     void navigator.clipboard?.writeText(kind === "markdown" ? content : renderedText()).then(() => {
@@ -39,13 +47,13 @@ export function MessageActions({
   function rate(chosen: FeedbackRating) {
     const next = rating === chosen ? null : chosen;
     setRating(next);
-    onFeedback?.(next);
+    send(next);
     setAsking(next === "down");
   }
 
   function sendReason(event: FormEvent) {
     event.preventDefault();
-    onFeedback?.("down", reason.trim() || undefined);
+    send("down", reason.trim() || undefined);
     setAsking(false);
     setReason("");
   }

@@ -254,7 +254,7 @@ function PortalTranscript({
               onEditLast: (text: string) => void ask(text, { regenerate: true }),
             }),
         onFeedback: (message, rating, reason) =>
-          feedback.mutate({ portal, messageId: message.id, rating, ...(reason ? { reason } : {}) }),
+          feedback.mutateAsync({ portal, messageId: message.id, rating, ...(reason ? { reason } : {}) }),
       }}
     >
       {conversation.isLoading && <p className="muted">{t("frame.loading")}</p>}

@@ -94,7 +94,7 @@ export function ChatView({ appId }: { appId: string }) {
               onRegenerate: () => void ask(lastQuestion(messages.data?.messages ?? []), { regenerate: true }),
               onEditLast: (text) => void ask(text, { regenerate: true }),
               onFeedback: (message, rating, reason) =>
-                feedback.mutate({ appId, messageId: message.id, rating, ...(reason ? { reason } : {}) }),
+                feedback.mutateAsync({ appId, messageId: message.id, rating, ...(reason ? { reason } : {}) }),
             }}
             footer={(m) =>
               m.role === "assistant" && m.executionId ? (
