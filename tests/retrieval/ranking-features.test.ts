@@ -9,6 +9,7 @@ import { retrieve } from "@/server/runtime/retrieval/retrieve";
 import {
   lightWordsOf,
   MAX_SYNONYM_TERMS,
+  QUESTION_INTENT_WORDS,
   synonymsOf,
   VOCABULARY_DEFAULTS,
   type VocabularyOptions,
@@ -184,6 +185,8 @@ describe("lexical ranking features", () => {
     });
     expect(asAnyWord.slice(0, 2)).toEqual(["Sheet A", "Sheet B"]);
     expect((await searchTitles(key, kbId, question)).slice(0, 2)).toEqual(["Sheet B", "Sheet A"]);
+    // An intent word in another form is the same term, and weighs as little.
+    expect((await searchTitles(key, kbId, "Wanting to export a report")).slice(0, 2)).toEqual(["Sheet B", "Sheet A"]);
     // A question of intent words alone finds by them; another language weighs every word alike.
     expect(await searchTitles(key, kbId, "want")).toEqual(["Sheet A"]);
     expect((await searchTitles(key, simpleId, question)).slice(0, 2)).toEqual(["Sheet A", "Sheet B"]);
@@ -221,6 +224,25 @@ describe("lexical ranking features", () => {
     expect(share.want).toBe(0.3);
     expect(share.server).toBeUndefined();
     expect(lightWordsOf("every day", { ...VOCABULARY_DEFAULTS, everyday: null }).words).not.toContain("every");
+  });
+
+  it("stems only light words that begin as a term of the question, which loses none that is one", async () => {
+    // The ranking statement stems a light word only when its first two letters begin one of the
+    // question's terms (lexical-sql.ts): sound because no english stem changes a word's first two.
+    const everyday = VOCABULARY_DEFAULTS.everyday!;
+    const zipf = JSON.parse(readFileSync("src/server/runtime/retrieval/everyday-words.json", "utf8")) as Record<
+      string,
+      number
+    >;
+    const words = [...QUESTION_INTENT_WORDS, ...Object.keys(zipf).filter((word) => zipf[word]! >= everyday.from)];
+    expect(words.length).toBeGreaterThan(500);
+    const { rows } = await getDb().pool.query<{ word: string; lexeme: string }>(
+      `select w.word, l.lexeme from unnest($1::text[]) as w(word)
+       cross join unnest(tsvector_to_array(to_tsvector('english', atrium_search_text(w.word)))) as l(lexeme)`,
+      [words],
+    );
+    expect(rows.length).toBeGreaterThan(300);
+    expect(rows.filter(({ word, lexeme }) => lexeme.slice(0, 2) !== word.slice(0, 2))).toEqual([]);
   });
 
   it("finds a compound written as one word by its two words side by side", async () => {
