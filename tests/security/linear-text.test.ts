@@ -276,6 +276,32 @@ describe("text search over hostile text", () => {
     expect((await searchTitles(key, kbId, "kalimba")).map((hit) => hit.title)).toEqual(["Word list"]);
   });
 
+  it("breaks runs of 32 characters the same for short and long texts, inlined into each statement", async () => {
+    // Texts under 32 bytes skip the regular expression (migration 20261207040000_short_search_text).
+    const texts = ["", "a", "<b>", "x".repeat(31), "x".repeat(32), "x".repeat(33), "x".repeat(70), "é".repeat(20)];
+    texts.push("é".repeat(40), `${"y".repeat(31)} <${"z".repeat(40)}`, "a\tb<c\vd");
+    const { rows } = await getDb().pool.query<{
+      text: string | null;
+      searched: string | null;
+      expected: string | null;
+    }>(
+      `select t.text, atrium_search_text(t.text) as searched,
+         regexp_replace(translate(t.text, '<', U&'\\E000'), '[^ \\t\\n\\r\\f\\v]{32}', '\\&' || chr(11), 'g') as expected
+       from unnest($1::text[] || array[null]) as t(text)`,
+      [texts],
+    );
+    expect(rows).toHaveLength(texts.length + 1);
+    for (const row of rows) expect(row.searched).toBe(row.expected);
+    expect(rows.find((row) => row.text === "x".repeat(33))!.searched).toBe(`${"x".repeat(32)}\vx`);
+    // A function PostgreSQL does not inline is called, parsed and planned apart on every statement.
+    const { rows: plan } = await getDb().pool.query<{ "QUERY PLAN": string }>(
+      "explain (verbose, costs off) select atrium_search_text(relname::text) from pg_class",
+    );
+    const output = plan.map((line) => line["QUERY PLAN"]).join("\n");
+    expect(output).toContain("regexp_replace");
+    expect(output).not.toContain("atrium_search_text");
+  });
+
   it("keeps markup, long links and words whole in snippets", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const key = tenant.orgKey.secret;
