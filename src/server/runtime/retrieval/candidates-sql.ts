@@ -44,14 +44,28 @@ function place(id: string): string {
 export function rowCounts(
   chunkTable: string,
   { exactRows, sampleRows }: CandidateBounds,
-  knowledgebases = "kbs",
+  statement: "bounded" | "small" = "bounded",
 ): string {
+  // The small statement (lexical-sql.ts) sizes the knowledgebases in its `scope` before charging,
+  // and only asks whether one has more than exactRows rows: no estimate, no sample's bound.
+  const small = statement === "small";
+  const knowledgebases = small ? "scope" : "kbs";
+  const n = small
+    ? "pc.n + cc.n"
+    : `pc.n + (case when cc.n <= ${exactRows} then cc.n
+          else coalesce(round(${sampleRows} / ${place("f.last")}), (select count(*) from ${chunkTable} c where c.knowledgebase_id = k.id)) end)`;
+  const sample = small
+    ? ""
+    : `
+      left join lateral (
+        select c.id as last from ${chunkTable} c
+        where ${param.sources}::boolean and c.knowledgebase_id = k.id and c.knowledgebase_id = any(${param.knowledgebaseIds}::uuid[])
+        order by c.id offset ${sampleRows - 1} limit 1
+      ) f on pc.n + cc.n > ${exactRows}`;
+  const bound = small ? "" : ", coalesce(f.last, 'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid) as sample_bound";
   return `
     sizes as materialized (
-      select k.id as kb,
-        pc.n + (case when cc.n <= ${exactRows} then cc.n
-          else coalesce(round(${sampleRows} / ${place("f.last")}), (select count(*) from ${chunkTable} c where c.knowledgebase_id = k.id)) end) as n,
-        coalesce(f.last, 'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid) as sample_bound
+      select k.id as kb, ${n} as n${bound}
       from ${knowledgebases} k
       cross join lateral (
         select case when ${param.pages}::boolean then (select count(*) from pages p where p.knowledgebase_id = k.id and p.organization_id = ${param.organizationId}::uuid) else 0 end as n
@@ -62,12 +76,7 @@ export function rowCounts(
           where ${param.sources}::boolean and c.knowledgebase_id = k.id and c.knowledgebase_id = any(${param.knowledgebaseIds}::uuid[])
           limit ${exactRows + 1}
         ) c
-      ) cc
-      left join lateral (
-        select c.id as last from ${chunkTable} c
-        where ${param.sources}::boolean and c.knowledgebase_id = k.id and c.knowledgebase_id = any(${param.knowledgebaseIds}::uuid[])
-        order by c.id offset ${sampleRows - 1} limit 1
-      ) f on pc.n + cc.n > ${exactRows}
+      ) cc${sample}
     )`;
 }
 

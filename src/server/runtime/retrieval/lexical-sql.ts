@@ -138,7 +138,7 @@ function sizedScope(chunkTable: string, bounds: CandidateBounds): string {
     scope as (
       select id, language::regconfig as cfg from knowledgebases
       where id = any(${param.knowledgebaseIds}::uuid[]) and organization_id = ${param.organizationId}::uuid and end_user_id is null
-    ),${rowCounts(chunkTable, bounds, "scope")},
+    ),${rowCounts(chunkTable, bounds, "small")},
     too_large as (
       select exists (select 1 from sizes where n > ${bounds.exactRows}) as yes
     ),
