@@ -164,13 +164,14 @@ function questionTerms(): string {
       from kbs k, unnest(${shortTsvector("k.cfg", `${param.question}::text`)}) with ordinality as t(lexeme, positions, weights, term_no)
     ),
     -- The question's light words (lightWords, each weighing its share in lightWeights of its rarity: vocabulary.ts),
-    -- in an english knowledgebase when the question has other terms. Only those whose first two letters begin one of
-    -- the question's terms are stemmed: an english stem keeps a word's first two letters (ranking-features.test.ts
-    -- checks every light word), so no other can be one of its terms. Stemming all thirty-odd took 0.07 ms a question.
+    -- in an english knowledgebase when the question has other terms. Only those whose first letter begins one of the
+    -- question's terms are stemmed: an english stem keeps a word's first letter (not always its second: "dying" is
+    -- "die"; ranking-features.test.ts checks every light word), so no other can be one of its terms. Stemming all
+    -- thirty-odd took 0.07 ms a question.
     light_words as (
       select l.weight, tsvector_to_array(${shortTsvector("'english'::regconfig", "l.word")}) as lexemes
       from unnest(${param.lightWords}::text[], ${param.lightWeights}::float8[]) as l(word, weight)
-      where left(l.word, 2) in (select left(q.lexeme, 2) from question_terms q where q.cfg = 'english'::regconfig)
+      where left(l.word, 1) in (select left(q.lexeme, 1) from question_terms q where q.cfg = 'english'::regconfig)
     ),
     -- Materialized: read for each term of the question, it would otherwise run once per term.
     intent_terms as materialized (
