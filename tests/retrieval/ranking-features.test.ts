@@ -216,6 +216,31 @@ describe("lexical ranking features", () => {
     expect(await searchTitles(key, kbId, "every day")).toEqual(["Rota"]);
   });
 
+  it("weighs a light word whose stem changes its second letter ('dying' is 'die') as light", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    // "dying" is in one document (rare: a high weight by rarity), "cactus" in two.
+    const documents: [string, string][] = [
+      ["Vigil", "# Vigil\n\nThe dying light of evening."],
+      ["Repotting", "# Repotting\n\nRepot a cactus in spring."],
+      ["Memo 1", "# Memo 1\n\nThe cactus office closes at five."],
+      ["Memo 2", "# Memo 2\n\nThe canteen closes at six."],
+      ["Memo 3", "# Memo 3\n\nThe car park closes at seven."],
+    ];
+    for (const [name, markdown] of documents) await addDocument(key, kbId, name, markdown);
+    await drain();
+    const question = "dying cactus";
+    const byRarity = await titlesWith(tenant.organization.id, kbId, question, {
+      ...VOCABULARY_DEFAULTS,
+      everyday: null,
+    });
+    expect(byRarity[0]).toBe("Vigil");
+    // "dying" (4.84 on the Zipf scale) is an everyday word only below the default threshold of 5.
+    const everydayFromFour = { ...VOCABULARY_DEFAULTS, everyday: { from: 4.5, to: 5, floor: 0.3 } };
+    const light = await titlesWith(tenant.organization.id, kbId, question, everydayFromFour);
+    expect(light.indexOf("Vigil")).toBeGreaterThan(0);
+  });
+
   it("gives a light word the share its commonness says, the least of its intent and everyday shares", () => {
     const { words, weights } = lightWordsOf("I want to back up the server every day", VOCABULARY_DEFAULTS);
     const share = Object.fromEntries(words.map((word, i) => [word, weights[i]]));
