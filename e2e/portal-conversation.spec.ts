@@ -154,12 +154,25 @@ for (const viewport of VIEWPORTS) {
       // A dropped or pasted file becomes a chip (never opened by the browser or pasted as a path);
       // one of a type chats do not take is refused in words.
       await expect(page.getByRole("button", { name: "Attach files" })).toBeVisible();
+      // The upload held back a moment: its progress runs along the chip's foot, and the remove
+      // button stays where it was when the upload ends (a click aimed at it must not miss).
+      const uploads = `**/api/portal/${slug}/files`;
+      await page.route(uploads, async (route) => {
+        await new Promise((resolve) => setTimeout(resolve, 800));
+        await route.continue();
+      });
       await giveFile(page, "drop");
       const chip = page.getByTestId("attachment-chip");
       await expect(chip).toContainText("notes.txt");
+      const remove = chip.getByRole("button", { name: "Remove notes.txt" });
+      await expect(chip.locator("progress")).toBeVisible();
+      const whileUploading = await remove.boundingBox();
+      await expect(chip.locator("progress")).toHaveCount(0);
+      expect(await remove.boundingBox()).toEqual(whileUploading);
+      await page.unroute(uploads);
       await expect(page.getByRole("textbox", { name: "Message" })).toHaveValue("");
       await expect(page).toHaveURL(new RegExp(`/p/${slug}/apps/${appId}$`));
-      await chip.getByRole("button", { name: "Remove notes.txt" }).click();
+      await remove.click();
       await expect(chip).toHaveCount(0);
       await giveFile(page, "drop", "tool.exe");
       const refusal = page.getByTestId("composer-refused-file");
