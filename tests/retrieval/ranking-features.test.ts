@@ -27,6 +27,10 @@ async function addDocument(key: string, kbId: string, name: string, markdown: st
   expect(response.status).toBe(202);
 }
 
+async function addDocuments(key: string, kbId: string, documents: [string, string][]): Promise<void> {
+  for (const [name, markdown] of documents) await addDocument(key, kbId, name, markdown);
+}
+
 async function searchTitles(key: string, kbId: string, query: string): Promise<string[]> {
   const response = await api("POST", `/knowledgebases/${kbId}/search`, {
     key,
@@ -118,14 +122,14 @@ describe("lexical ranking features", () => {
       ["Synonym", "# Synonym\n\nEvery directory is listed with its owner."],
       ["Listed", "# Listed\n\nEvery opening hour is listed on the notice board."],
     ];
-    for (const [name, markdown] of documents) await addDocument(key, kbId, name, markdown);
+    await addDocuments(key, kbId, documents);
     const simple = await api("POST", "/knowledgebases", {
       key,
       body: { name: "Several languages", language: "simple" },
     });
     expect(simple.status).toBe(201);
     const simpleId = simple.body.knowledgebase.id as string;
-    for (const [name, markdown] of documents) await addDocument(key, simpleId, name, markdown);
+    await addDocuments(key, simpleId, documents);
     await drain();
 
     // "directory" stands for "folder" at a lower weight: above a passage without either, below the word itself.
@@ -168,14 +172,14 @@ describe("lexical ranking features", () => {
       ["Memo 2", "# Memo 2\n\nThe canteen closes at six."],
       ["Memo 3", "# Memo 3\n\nThe car park closes at seven."],
     ];
-    for (const [name, markdown] of documents) await addDocument(key, kbId, name, markdown);
+    await addDocuments(key, kbId, documents);
     const simple = await api("POST", "/knowledgebases", {
       key,
       body: { name: "Several languages", language: "simple" },
     });
     expect(simple.status).toBe(201);
     const simpleId = simple.body.knowledgebase.id as string;
-    for (const [name, markdown] of documents) await addDocument(key, simpleId, name, markdown);
+    await addDocuments(key, simpleId, documents);
     await drain();
     const question = "I want to export a report";
     const asAnyWord = await titlesWith(tenant.organization.id, kbId, question, {
@@ -203,7 +207,7 @@ describe("lexical ranking features", () => {
       ["Memo 2", "# Memo 2\n\nThe canteen closes at six."],
       ["Memo 3", "# Memo 3\n\nThe car park closes at seven."],
     ];
-    for (const [name, markdown] of documents) await addDocument(key, kbId, name, markdown);
+    await addDocuments(key, kbId, documents);
     await drain();
     const question = "copy the database every day";
     const byRarityAlone = await titlesWith(tenant.organization.id, kbId, question, {
@@ -227,7 +231,7 @@ describe("lexical ranking features", () => {
       ["Memo 2", "# Memo 2\n\nThe canteen closes at six."],
       ["Memo 3", "# Memo 3\n\nThe car park closes at seven."],
     ];
-    for (const [name, markdown] of documents) await addDocument(key, kbId, name, markdown);
+    await addDocuments(key, kbId, documents);
     await drain();
     const question = "dying cactus";
     const byRarity = await titlesWith(tenant.organization.id, kbId, question, {
