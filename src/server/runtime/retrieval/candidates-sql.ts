@@ -115,7 +115,7 @@ export function termEstimates(chunkTable: string, { exactRows, countedRows, samp
       where s.n > ${exactRows}
     ),
     sample as materialized (
-      select s.kb, ${heldTerms("v.tsv", { matched: false })} as has
+      select s.kb, ${heldTerms("x.tsv", { matched: false })} as has
       from sizes s join any_terms a on a.kb = s.kb cross join lateral (
         select p.tsv from pages p
         where ${param.pages}::boolean and p.knowledgebase_id = s.kb and p.organization_id = ${param.organizationId}::uuid and p.id <= s.sample_bound
@@ -123,7 +123,6 @@ export function termEstimates(chunkTable: string, { exactRows, countedRows, samp
         (select c.tsv from ${chunkTable} c
           where ${param.sources}::boolean and c.knowledgebase_id = s.kb and c.knowledgebase_id = any(${param.knowledgebaseIds}::uuid[]) order by c.id limit ${sampleRows})
       ) x
-      cross join lateral (select x.tsv || ''::tsvector as tsv offset 0) v
       where s.kb in (select kb from counted where df > ${countedRows})
     ),
     estimates as materialized (

@@ -266,13 +266,11 @@ function largeMatchingRows(chunkTable: string): string {
       where x.kind = 'page' and p.knowledgebase_id = any(${param.knowledgebaseIds}::uuid[]) and p.organization_id = ${param.organizationId}::uuid
       union all
       select 'source', c.id, c.source_id, x.kb, null, c.position, octet_length(c.text),
-        ${heldTerms("v.tsv", { matched: true })}
+        ${heldTerms("c.tsv", { matched: true })}
       from (select row_id, kb, false as opening from picked where kind = 'source' union all select row_id, kb, true from openings) x
       join ${chunkTable} c on c.id = x.row_id
       join any_terms a on a.kb = x.kb
-      -- The tsvector read (detoasted) once per row, not once per term.
-      cross join lateral (select c.tsv || ''::tsvector as tsv offset 0) v
-      where c.knowledgebase_id = any(${param.knowledgebaseIds}::uuid[]) and (not x.opening or v.tsv @@ a.tq)`;
+      where c.knowledgebase_id = any(${param.knowledgebaseIds}::uuid[]) and (not x.opening or c.tsv @@ a.tq)`;
 }
 
 /**
