@@ -114,6 +114,20 @@ describe("the small statement", () => {
     expect(await credits()).toBe(before - 6);
   });
 
+  it("charges nothing for a knowledgebase that is not the organization's, in either statement", async () => {
+    const victim = await tenantWithKnowledgebase();
+    await newPage(victim.tenant.orgKey.secret, victim.kbId, { title: "Refunds", markdown: "Refunds take 14 days." });
+    const organization = await createOrganization(getDb(), { name: "Asker", credits: 10 });
+    const credits = async () =>
+      (await getDb().organization.findUniqueOrThrow({ where: { id: organization.id } })).credits;
+    const request: RetrievalRequest = { knowledgebaseIds: [victim.kbId], query: "refunds", limit: 3 };
+    for (const small of [smallRetrievalSql(), null]) {
+      const ranked = await rankLexically(getDb().pool, organization.id, request, 2, retrievalSql(), small);
+      expect(ranked).toEqual({ charged: false, hits: [], found: new Set() });
+    }
+    expect(await credits()).toBe(10);
+  });
+
   it("sizes a one-page knowledgebase without reading another knowledgebase's chunks", async () => {
     const db = getDb();
     // A knowledgebase of 3,000 chunks, in statistics as autovacuum would gather them.

@@ -384,21 +384,27 @@ describe.each([
 });
 
 describe("reads scoped by organization", () => {
-  it("knowledgebase search and export of a notebook or a foreign knowledgebase: not_found", async () => {
+  it("knowledgebase search and export of a notebook or a foreign knowledgebase: not_found, nothing charged", async () => {
     const a = await victim();
     const b = await newOrganization();
     const notebook = await notebookOf(b);
+    const credits = async () =>
+      (await getDb().organization.findUniqueOrThrow({ where: { id: b.organization.id } })).credits;
+    const before = await credits();
     for (const id of [a.kbId, notebook]) {
-      expectError(
-        await api("POST", `/knowledgebases/${id}/search`, {
-          key: b.orgKey.secret,
-          body: { query: "zebra", kinds: ["pages"] },
-        }),
-        404,
-        "not_found",
-      );
+      for (const kinds of [["pages"], ["sources"], undefined]) {
+        expectError(
+          await api("POST", `/knowledgebases/${id}/search`, {
+            key: b.orgKey.secret,
+            body: { query: "zebra", ...(kinds && { kinds }) },
+          }),
+          404,
+          "not_found",
+        );
+      }
       expectError(await api("GET", `/knowledgebases/${id}/export`, { key: b.orgKey.secret }), 404, "not_found");
     }
+    expect(await credits()).toBe(before);
   });
 });
 

@@ -50,8 +50,8 @@ export interface Retrieval {
   /** False when the balance could not cover the credits: then nothing was searched. */
   charged: boolean;
   hits: RetrievedHit[];
-  /** Which of the (well-formed) knowledgebase ids asked for are the organization's; null when no statement ran. */
-  found: Set<string> | null;
+  /** Which of the (well-formed) knowledgebase ids asked for are the organization's own. */
+  found: Set<string>;
   path: RetrievalPath;
 }
 

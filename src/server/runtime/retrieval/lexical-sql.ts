@@ -113,25 +113,30 @@ ${results("small")}`;
 }
 
 /**
- * `charge` and `kbs`, scoring nothing: the credits taken, and the knowledgebases asked for that
- * are the organization's own (never an end user's notebook), searched only if the charge went through.
+ * `scope`, `charge` and `kbs`, scoring nothing: the knowledgebases asked for that are the
+ * organization's own (never an end user's notebook), the credits taken when there is one (a
+ * search of none charges nothing), and those searched only if the charge went through.
  */
 function chargeAndScope(): string {
   return `
-    charge as (
-      update organizations set credits = credits - ${param.credits}::int where id = ${param.organizationId}::uuid and ${param.credits}::int > 0 and credits >= ${param.credits}::int returning 1
-    ),
-    kbs as (
+    scope as (
       select id, language::regconfig as cfg from knowledgebases
       where id = any(${param.knowledgebaseIds}::uuid[]) and organization_id = ${param.organizationId}::uuid and end_user_id is null
-        and (${param.credits}::int = 0 or exists (select 1 from charge))
+    ),
+    charge as (
+      update organizations set credits = credits - ${param.credits}::int where id = ${param.organizationId}::uuid and ${param.credits}::int > 0 and credits >= ${param.credits}::int
+        and exists (select 1 from scope)
+      returning 1
+    ),
+    kbs as (
+      select id, cfg from scope where ${param.credits}::int = 0 or exists (select 1 from charge)
     )`;
 }
 
 /**
  * smallRetrievalSql's `scope`, `sizes`, `too_large`, `charge` and `kbs`: the organization's own
  * knowledgebases asked for, sized before anything is charged; none is searched (and nothing
- * charged) when one of them has more than exactRows rows.
+ * charged) when one of them has more than exactRows rows, or when there is none.
  */
 function sizedScope(chunkTable: string, bounds: CandidateBounds): string {
   return `
@@ -144,7 +149,7 @@ function sizedScope(chunkTable: string, bounds: CandidateBounds): string {
     ),
     charge as (
       update organizations set credits = credits - ${param.credits}::int where id = ${param.organizationId}::uuid and ${param.credits}::int > 0 and credits >= ${param.credits}::int
-        and not (select yes from too_large)
+        and not (select yes from too_large) and exists (select 1 from scope)
       returning 1
     ),
     kbs as (

@@ -2,7 +2,6 @@
 // knowledgebases by the shared retrieval function (retrieve.ts), which keeps to the
 // run's organization and never reads an end user's private notebook. Each passage is titled
 // with its document and the headings above it, for citations.
-import { isUuid } from "@/schemas/common";
 import type { Db } from "@/server/db";
 import { AGENT_PASSAGES, passageTitle, type RetrievalPath } from "./hits";
 import { retrieveCharging } from "./retrieve";
@@ -36,8 +35,6 @@ export async function retrievePassages(
     snippets: false,
   };
   const { hits, found, path } = await retrieveCharging(db, organizationId, request, 0, { providers });
-  // The ranking statement says which knowledgebases are the organization's; a blank query runs none.
-  const foundIds = found ?? (await organizationKnowledgebases(db, organizationId, knowledgebaseIds));
   return {
     passages: hits.map((hit) => ({
       title: passageTitle(hit),
@@ -50,22 +47,9 @@ export async function retrievePassages(
         heading: hit.heading,
       },
     })),
-    missing: knowledgebaseIds.filter((id) => !foundIds.has(id)),
+    missing: knowledgebaseIds.filter((id) => !found.has(id)),
     path,
   };
-}
-
-async function organizationKnowledgebases(
-  db: Db,
-  organizationId: string,
-  knowledgebaseIds: string[],
-): Promise<Set<string>> {
-  const { rows } = await db.pool.query<{ id: string }>({
-    name: "atrium_run_knowledgebases",
-    text: "select id from knowledgebases where id = any($1::uuid[]) and organization_id = $2 and end_user_id is null",
-    values: [knowledgebaseIds.filter((id) => isUuid(id)), organizationId],
-  });
-  return new Set(rows.map((row) => row.id));
 }
 
 /** How much of a retrieved passage's text a trace keeps. */

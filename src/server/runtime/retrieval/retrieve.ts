@@ -26,6 +26,9 @@ export interface RetrievalOptions {
   providers?: ProviderRow[];
 }
 
+/** A retrieval whose `found` is null when no ranking statement ran, or its charge did not go through. */
+type Ranked = Omit<Retrieval, "found"> & { found: Set<string> | null };
+
 /**
  * Takes `credits` from the organization and retrieves, in one statement: `charged` is false (and
  * nothing was searched) when the balance cannot cover them. With an embedding model and vectors
@@ -37,7 +40,7 @@ async function rankCharging(
   request: RetrievalRequest,
   credits: number,
   { sql = DEFAULT_SQL, providers }: RetrievalOptions = {},
-): Promise<Retrieval> {
+): Promise<Ranked> {
   const ids = request.knowledgebaseIds.filter((id) => isUuid(id));
   // Nothing to search and nothing to charge; a charge always goes through the statement.
   if (credits === 0 && (ids.length === 0 || request.query.trim() === "" || request.limit <= 0))
@@ -86,6 +89,8 @@ async function rankCharging(
  * The one retrieval of the search API, runs (agents' knowledge, flows' knowledge_search) and the
  * console's retrieval test: the ranking (rankCharging), then, when every searched knowledgebase
  * has `rerank` on, the best RERANK_DEPTH results reordered by the organization's chat model.
+ * `found` comes from the ranking statement; when none ran, or its charge could not go through,
+ * from a lookup of its own.
  */
 export async function retrieveCharging(
   db: Db,
@@ -94,6 +99,34 @@ export async function retrieveCharging(
   credits: number,
   options: RetrievalOptions = {},
 ): Promise<Retrieval> {
+  const retrieval = await rerankedRetrieval(db, organizationId, request, credits, options);
+  return {
+    ...retrieval,
+    found: retrieval.found ?? (await organizationKnowledgebases(db, organizationId, request.knowledgebaseIds)),
+  };
+}
+
+/** Which of `knowledgebaseIds` are the organization's own knowledgebases (never an end user's notebook). */
+async function organizationKnowledgebases(
+  db: Db,
+  organizationId: string,
+  knowledgebaseIds: string[],
+): Promise<Set<string>> {
+  const { rows } = await db.pool.query<{ id: string }>({
+    name: "atrium_run_knowledgebases",
+    text: "select id from knowledgebases where id = any($1::uuid[]) and organization_id = $2 and end_user_id is null",
+    values: [knowledgebaseIds.filter((id) => isUuid(id)), organizationId],
+  });
+  return new Set(rows.map((row) => row.id));
+}
+
+async function rerankedRetrieval(
+  db: Db,
+  organizationId: string,
+  request: RetrievalRequest,
+  credits: number,
+  options: RetrievalOptions,
+): Promise<Ranked> {
   const ids = request.knowledgebaseIds.filter((id) => isUuid(id));
   // A run that read its providers with its app and found no chat model saves a statement: no
   // setting could make it rerank (the console's retrieval test reads them here, and says why).

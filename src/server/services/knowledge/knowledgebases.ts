@@ -17,7 +17,7 @@ import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { oldestFirst } from "../support/pagination";
 import { changesBetween, recorded, recordEvent } from "../org/events";
-import { findKnowledgebase, refuseOverPlanCap } from "../support/knowledge-access";
+import { findKnowledgebase, knowledgebaseNotFound, refuseOverPlanCap } from "../support/knowledge-access";
 import { nameContains } from "../org/name-search";
 import { getPage } from "./pages";
 import { batchedReader } from "../support/batched-reads";
@@ -223,7 +223,7 @@ export const getKnowledgebaseJson = guarded(
   { scope: "knowledge:read" },
   async function getKnowledgebaseJson(db: Db, actor: Actor, input: { knowledgebaseId: string }): Promise<string> {
     const row = await readKnowledgebase(db, actor.organizationId, input.knowledgebaseId);
-    if (!row) throw new AppError("not_found", "No knowledgebase with that id in this organization.");
+    if (!row) throw knowledgebaseNotFound();
     return row.body;
   },
 );

@@ -9,11 +9,11 @@ import type { Db } from "@/server/db";
 import { AppError, isUnstorableTextError, toAppError } from "@/server/errors";
 import { metrics } from "@/server/observability/metrics";
 import { logger } from "@/server/observability/log";
-import { findKnowledgebase } from "../support/knowledge-access";
+import { knowledgebaseNotFound } from "../support/knowledge-access";
 import { recordUsage } from "../runs/usage-records";
 import type { RetrievalRequest } from "@/server/runtime/retrieval/hits";
 import { retrievalSql } from "@/server/runtime/retrieval/lexical-sql";
-import { retrieve, retrieveCharging } from "@/server/runtime/retrieval/retrieve";
+import { retrieveCharging } from "@/server/runtime/retrieval/retrieve";
 
 export const SOURCE_SEARCH_CREDITS = 1;
 
@@ -26,7 +26,6 @@ const SEARCH_SQL_DOWN = retrievalSql("source_chunks_unavailable");
 export const searchKnowledgebase = guarded(
   { scope: "knowledge:read" },
   async function searchKnowledgebase(db: Db, actor: Actor, input: SearchInput): Promise<SearchOutput> {
-    await findKnowledgebase(db, actor, input.knowledgebaseId);
     const kinds = new Set(input.kinds ?? ["pages", "sources"]);
     const request: RetrievalRequest = {
       knowledgebaseIds: [input.knowledgebaseId],
@@ -35,11 +34,26 @@ export const searchKnowledgebase = guarded(
       kinds: { pages: kinds.has("pages"), sources: kinds.has("sources") },
       onePerSource: true,
     };
-    const hits = kinds.has("sources")
-      ? await searchCharged(db, actor, request)
-      : await retrieve(db, actor.organizationId, request);
+    // Pages are free to search. The statement charges only a knowledgebase of the organization,
+    // and says whether it is one: no lookup before it.
+    const credits = kinds.has("sources") ? SOURCE_SEARCH_CREDITS : 0;
+    const result =
+      credits > 0
+        ? await searchCharging(db, actor, request)
+        : await retrieveCharging(db, actor.organizationId, request, 0);
+    if (!result.found.has(input.knowledgebaseId)) throw knowledgebaseNotFound();
+    if (!result.charged) {
+      throw new AppError(
+        "insufficient_credits",
+        `Searching documents costs ${SOURCE_SEARCH_CREDITS} credit and the organization's balance cannot cover it; nothing was charged. Search pages only with kinds: ["pages"], which is free.`,
+      );
+    }
+    if (credits > 0) {
+      metrics().creditsSpent.inc(credits);
+      await recordUsage(db, { organizationId: actor.organizationId, metrics: { searches: 1, credits } });
+    }
     return {
-      results: hits.map((hit) => ({
+      results: result.hits.map((hit) => ({
         kind: hit.kind,
         id: hit.id,
         title: hit.title,
@@ -52,10 +66,9 @@ export const searchKnowledgebase = guarded(
 );
 
 /** Takes the credit and searches in one statement: a failed search takes nothing. */
-async function searchCharged(db: Db, actor: Actor, request: RetrievalRequest) {
-  let result;
+async function searchCharging(db: Db, actor: Actor, request: RetrievalRequest) {
   try {
-    result = await retrieveCharging(db, actor.organizationId, request, SOURCE_SEARCH_CREDITS, {
+    return await retrieveCharging(db, actor.organizationId, request, SOURCE_SEARCH_CREDITS, {
       sql: searchFaults.documentIndexDown ? SEARCH_SQL_DOWN : undefined,
     });
   } catch (error) {
@@ -67,16 +80,4 @@ async function searchCharged(db: Db, actor: Actor, request: RetrievalRequest) {
       'Document search could not answer just now; nothing was charged. Retry, or search pages only with kinds: ["pages"].',
     );
   }
-  if (!result.charged) {
-    throw new AppError(
-      "insufficient_credits",
-      `Searching documents costs ${SOURCE_SEARCH_CREDITS} credit and the organization's balance cannot cover it; nothing was charged. Search pages only with kinds: ["pages"], which is free.`,
-    );
-  }
-  metrics().creditsSpent.inc(SOURCE_SEARCH_CREDITS);
-  await recordUsage(db, {
-    organizationId: actor.organizationId,
-    metrics: { searches: 1, credits: SOURCE_SEARCH_CREDITS },
-  });
-  return result.hits;
 }

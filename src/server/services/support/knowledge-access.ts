@@ -16,8 +16,12 @@ export async function findKnowledgebase(db: Db | Tx, actor: Actor, knowledgebase
 /** The organization's knowledgebase (not an end user's own), for lookups that take the organization. */
 export async function knowledgebaseOf(db: Db | Tx, organizationId: string, knowledgebaseId: string) {
   const row = await db.knowledgebase.findFirst({ where: { id: knowledgebaseId, organizationId, endUserId: null } });
-  if (!row) throw new AppError("not_found", "No knowledgebase with that id in this organization.");
+  if (!row) throw knowledgebaseNotFound();
   return row;
+}
+
+export function knowledgebaseNotFound(): AppError {
+  return new AppError("not_found", "No knowledgebase with that id in this organization.");
 }
 
 /** Serializes writes per scope until the transaction ends (a count against a cap, a page tree). */
