@@ -108,6 +108,19 @@ test("an answer's sources, regenerate, copy and feedback; Executions filter by w
   await expect(page.getByTestId("message-user")).toHaveCount(1);
   await expect(page.getByTestId("message-assistant").last()).toContainText("14 days");
 
+  // A rating the server did not store says so, and is sent again on request.
+  const rated = page.getByTestId("message-assistant").last();
+  await page.route(/conversationFeedback/, (route) => route.fulfill({ status: 503, body: "" }));
+  await rated.getByRole("button", { name: "Helpful", exact: true }).click();
+  await expect(rated.getByRole("alert")).toHaveText(/Your rating was not saved\./);
+  await page.unroute(/conversationFeedback/);
+  const ratingSaved = page.waitForResponse(
+    (response) => response.url().includes("conversationFeedback") && response.ok(),
+  );
+  await rated.getByRole("button", { name: "Try again" }).click();
+  await ratingSaved;
+  await expect(rated.getByRole("alert")).toHaveCount(0);
+
   await page.getByTestId("message-assistant").last().getByRole("button", { name: "Not helpful" }).click();
   await page.getByRole("textbox", { name: /What was wrong with this answer/ }).fill("Too short");
   // The reason is stored once its request answers: the Executions page reads it then.

@@ -29,12 +29,22 @@ export function MessageActions({
   const [rating, setRating] = useState<FeedbackRating | null>(feedback ?? null);
   const [asking, setAsking] = useState(false);
   const [reason, setReason] = useState("");
+  // What was last sent and not stored: shown with a way to send it again, so that a rating never
+  // looks saved when it was not.
+  const [unsaved, setUnsaved] = useState<{ rating: FeedbackRating | null; reason?: string } | null>(null);
   // A rating and the reason sent right after it go out in that order: sent side by side, the
   // rating could be stored last and the reason lost.
   const sending = useRef<Promise<unknown>>(Promise.resolve());
 
   function send(chosen: FeedbackRating | null, why?: string) {
-    sending.current = sending.current.then(() => onFeedback?.(chosen, why)).catch(() => undefined);
+    setUnsaved(null);
+    sending.current = sending.current
+      .then(() => onFeedback?.(chosen, why))
+      // Sent in order, the last to settle is the newest choice: it alone says what is stored.
+      .then(
+        () => setUnsaved(null),
+        () => setUnsaved({ rating: chosen, reason: why }),
+      );
   }
 
   function copy(kind: "markdown" | "text") {
@@ -99,6 +109,14 @@ export function MessageActions({
           </>
         )}
       </div>
+      {unsaved && (
+        <p className="chat-feedback-failed" role="alert">
+          {t("actions.feedbackFailed")}{" "}
+          <button type="button" className="link" onClick={() => send(unsaved.rating, unsaved.reason)}>
+            {t("actions.tryAgain")}
+          </button>
+        </p>
+      )}
       {asking && (
         <form className="chat-feedback" onSubmit={sendReason} aria-label={t("actions.reasonForm")}>
           <input

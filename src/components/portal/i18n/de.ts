@@ -254,6 +254,8 @@ export const de: Messages = {
       reasonLabel: "Was war an dieser Antwort falsch? (optional)",
       send: "Senden",
       skip: "Überspringen",
+      feedbackFailed: "Ihre Bewertung wurde nicht gespeichert.",
+      tryAgain: "Erneut versuchen",
     },
     citations: {
       sources: "Quellen",

@@ -245,6 +245,8 @@ export const en = {
       reasonLabel: "What was wrong with this answer? (optional)",
       send: "Send",
       skip: "Skip",
+      feedbackFailed: "Your rating was not saved.",
+      tryAgain: "Try again",
     },
     citations: {
       sources: "Sources",

@@ -250,6 +250,8 @@ export const fr: Messages = {
       reasonLabel: "Qu'est-ce qui n'allait pas dans cette réponse\u00a0? (facultatif)",
       send: "Envoyer",
       skip: "Passer",
+      feedbackFailed: "Votre avis n'a pas été enregistré.",
+      tryAgain: "Réessayer",
     },
     citations: {
       sources: "Sources",
