@@ -121,6 +121,15 @@ test("an answer's sources, regenerate, copy and feedback; Executions filter by w
   await ratingSaved;
   await expect(rated.getByRole("alert")).toHaveCount(0);
 
+  // The rating is held back on its way: the reason sent after it must still be stored last.
+  let holdRating = true;
+  await page.route(/conversationFeedback/, async (route) => {
+    if (holdRating) {
+      holdRating = false;
+      await new Promise((resolve) => setTimeout(resolve, 800));
+    }
+    await route.continue();
+  });
   await page.getByTestId("message-assistant").last().getByRole("button", { name: "Not helpful" }).click();
   await page.getByRole("textbox", { name: /What was wrong with this answer/ }).fill("Too short");
   // The reason is stored once its request answers: the Executions page reads it then.
@@ -133,6 +142,7 @@ test("an answer's sources, regenerate, copy and feedback; Executions filter by w
     .getByRole("button", { name: "Send" })
     .click();
   await reasonSaved;
+  await page.unroute(/conversationFeedback/);
 
   await page.getByRole("navigation").getByRole("link", { name: "Executions" }).click();
   await expect(page.getByTestId("execution-row")).toHaveCount(2);
