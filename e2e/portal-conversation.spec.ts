@@ -310,6 +310,18 @@ for (const viewport of VIEWPORTS) {
         await expect(page.getByRole("group", { name: "Actions sur la réponse" }).last()).toBeVisible();
         await expect(page.getByTestId("chat-credits-left")).toHaveText("19 crédits restants");
         await expect(page.getByRole("button", { name: "Historique" })).toBeVisible();
+        // A rating the server did not store says so, in French, and is sent again on request.
+        const answer = page.getByTestId("message-assistant").last();
+        await page.route(/conversations\.feedback/, (route) => route.fulfill({ status: 503, body: "" }));
+        await answer.getByRole("button", { name: "Utile", exact: true }).click();
+        await expect(answer.getByRole("alert")).toHaveText("Votre avis n'a pas été enregistré. Réessayer");
+        await page.unroute(/conversations\.feedback/);
+        const ratingSaved = page.waitForResponse(
+          (response) => response.url().includes("conversations.feedback") && response.ok(),
+        );
+        await answer.getByRole("button", { name: "Réessayer" }).click();
+        await ratingSaved;
+        await expect(answer.getByRole("alert")).toHaveCount(0);
         await expectHeaderFits(page);
         await expectAccessible(page);
         await screenshot(page, "portal-fr-chat");
