@@ -204,7 +204,7 @@ describe("lexical ranking", () => {
         path: { method: "lexical", reason: "nothing_to_search" },
       });
       expect(query.mock.calls.map(([config]) => (config as { name?: string }).name)).toEqual([
-        "atrium_run_knowledgebases",
+        "atrium_organization_knowledgebases",
       ]);
     } finally {
       query.mockRestore();

@@ -113,7 +113,7 @@ async function organizationKnowledgebases(
   knowledgebaseIds: string[],
 ): Promise<Set<string>> {
   const { rows } = await db.pool.query<{ id: string }>({
-    name: "atrium_run_knowledgebases",
+    name: "atrium_organization_knowledgebases",
     text: "select id from knowledgebases where id = any($1::uuid[]) and organization_id = $2 and end_user_id is null",
     values: [knowledgebaseIds.filter((id) => isUuid(id)), organizationId],
   });
