@@ -49,7 +49,7 @@ const MATCHES = 20;
 export function useEntities(
   kinds: readonly EntityKind[],
   search = "",
-): { entities: Entity[]; loading: boolean; unavailable: boolean } {
+): { entities: Entity[]; loading: boolean; searching: boolean; unavailable: boolean } {
   const trpc = useTRPC();
   const q = search.trim();
   const page = q ? { limit: MATCHES, q } : ALL;
@@ -125,8 +125,10 @@ export function useEntities(
     );
   const all = [knowledgebases, apps, agents, flows, portals, groups];
   const loading = all.some((query) => query.isLoading);
+  // An earlier search's matches stand in while this one is asked: not yet its answer.
+  const searching = loading || all.some((query) => query.isPlaceholderData);
   const unavailable = all.some((query) => query.isError);
-  return { entities, loading, unavailable };
+  return { entities, loading, searching, unavailable };
 }
 
 /**
@@ -211,7 +213,8 @@ export function EntityPicker({
   onPick: (entity: Entity) => void;
 }) {
   const [search, setSearch] = useState("");
-  const { entities, loading } = useEntities(kinds, useDeferredValue(search));
+  const deferredSearch = useDeferredValue(search);
+  const { entities, loading, searching } = useEntities(kinds, deferredSearch);
   // The matches of an earlier search stay shown while the server answers: only those that match what is typed now.
   const needle = search.trim().toLowerCase();
   const offered = entities.filter(
@@ -224,6 +227,7 @@ export function EntityPicker({
       emptyText={loading ? "Searching…" : search.trim() ? "Nothing matches." : emptyText}
       options={offered.map((entity) => ({ id: entity.id, label: entity.name, hint: entity.hint }))}
       onQueryChange={setSearch}
+      searching={searching || deferredSearch !== search}
       onPick={(option) => {
         const entity = offered.find((candidate) => candidate.id === option.id);
         if (entity) onPick(entity);

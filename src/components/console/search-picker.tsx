@@ -1,7 +1,7 @@
 "use client";
 // Choose something by its name: type to filter, pick from the matches. The id stays behind the
 // name; people never type one.
-import { useId, useState, type KeyboardEvent } from "react";
+import { useEffect, useId, useRef, useState, type KeyboardEvent } from "react";
 import "./search-picker.css";
 
 export interface PickerOption {
@@ -19,6 +19,7 @@ export function SearchPicker({
   emptyText = "Nothing matches.",
   max = 8,
   autoFocus = false,
+  searching = false,
 }: {
   label: string;
   /** The candidates; filtered here by label unless `onQueryChange` searches elsewhere. */
@@ -31,9 +32,12 @@ export function SearchPicker({
   max?: number;
   /** Focus the search box when shown (a picker opened by a button). */
   autoFocus?: boolean;
+  /** The server has not yet answered the query as typed: Enter pressed meanwhile picks its first match when it does. */
+  searching?: boolean;
 }) {
   const [query, setQuery] = useState("");
   const [open, setOpen] = useState(false);
+  const [enterPending, setEnterPending] = useState(false);
   const listId = useId();
   const needle = query.trim().toLowerCase();
   const matches = (
@@ -45,14 +49,31 @@ export function SearchPicker({
     setQuery("");
     onQueryChange?.("");
     setOpen(false);
+    setEnterPending(false);
   }
 
   function onKeyDown(event: KeyboardEvent<HTMLInputElement>) {
     if (event.key === "Enter") {
       event.preventDefault();
       if (matches[0]) pick(matches[0]);
-    } else if (event.key === "Escape") setOpen(false);
+      else if (searching) setEnterPending(true);
+    } else if (event.key === "Escape") {
+      setOpen(false);
+      setEnterPending(false);
+    }
   }
+
+  // Someone who types a name and presses Enter before the server answers gets what they typed. The
+  // answer's first match is picked through the latest render's `pick` (its props).
+  const latestPick = useRef(pick);
+  useEffect(() => {
+    latestPick.current = pick;
+  });
+  const firstMatch = matches[0];
+  if (enterPending && !searching && !firstMatch) setEnterPending(false);
+  useEffect(() => {
+    if (enterPending && !searching && firstMatch) latestPick.current(firstMatch);
+  }, [enterPending, searching, firstMatch]);
 
   return (
     <div
@@ -73,6 +94,7 @@ export function SearchPicker({
           onFocus={() => setOpen(true)}
           onChange={(e) => {
             setQuery(e.target.value);
+            setEnterPending(false);
             onQueryChange?.(e.target.value);
             setOpen(true);
           }}

@@ -30,6 +30,7 @@ export function EndUserPicker({
         .filter((user) => user.email.toLowerCase().includes(query.trim().toLowerCase()))
         .map((user) => ({ id: user.id, label: user.email, hint: user.fullName || undefined }))}
       onQueryChange={setQuery}
+      searching={matches.isLoading || matches.isPlaceholderData || q !== query.trim()}
       onPick={(option) => onPick({ id: option.id, email: option.label })}
     />
   );

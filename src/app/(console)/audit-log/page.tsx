@@ -223,6 +223,7 @@ function AuditFilters({
           placeholder="An end user, app, plan, group…"
           options={items}
           onQueryChange={setQuery}
+          searching={found.isLoading}
           emptyText={needle ? "Nothing of that name." : "Type a name."}
           onPick={(option) => {
             const [, id] = option.id.split(":");
