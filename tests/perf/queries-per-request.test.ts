@@ -31,7 +31,7 @@ import { email, newGroup, newPlan } from "../provisioning-helpers";
 import { newKnowledgebase, newPage } from "../knowledge-helpers";
 import { oneAgentApp, publishedApp } from "../runtime-helpers";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
-import { create, publish } from "../builder-helpers";
+import { create, patchDraft, publish } from "../builder-helpers";
 import { BUILTIN_MODEL_ID } from "@/server/runtime/model-types";
 
 const dbs: Db[] = [];
@@ -82,12 +82,11 @@ function serverProcess() {
   };
 }
 
-/** A priced turn's statements: the flat turn's six and the settlement that gives back the rest. */
+/** A priced turn's statements: the flat turn's five and the settlement that gives back the rest. */
 const PRICED_TURN = [
   "atrium_charge_run_credits",
   "atrium_give_back_credits",
   "atrium_key_count",
-  "atrium_live_app",
   "atrium_record_run_usage",
   "atrium_retrieve_small",
   "atrium_save_turn",
@@ -238,7 +237,7 @@ describe("statements per request, once the process has seen the key", () => {
     expect(statements.sort()).toEqual(["atrium_end_user_details", "atrium_key_count", "atrium_knowledgebase_details"]);
   });
 
-  it("a conversation turn: six (was eight), its usage totals and rows by model in one, the prices read with the app", async () => {
+  it("a conversation turn: five (was eight), its usage totals and rows by model in one, the app as published kept by the process", async () => {
     const server = serverProcess();
     const app = await publishedApp({ app: { orchestrationMode: "broadcast" } });
     const converse = turnOn(server, app.key, app.appId);
@@ -247,13 +246,12 @@ describe("statements per request, once the process has seen the key", () => {
     expect([...statements].sort()).toEqual([
       "atrium_charge_run_credits",
       "atrium_key_count",
-      "atrium_live_app",
       "atrium_record_run_usage",
       "atrium_retrieve_small",
       "atrium_save_turn",
     ]);
   });
-  it("a turn answered by the organization's provider: its model found among the providers read with the app", async () => {
+  it("a turn answered by the organization's provider: its model found among the providers kept with the app", async () => {
     const server = serverProcess();
     const tenant = await newOrganization();
     await createModelProvider(getDb(), tenant.operator, {
@@ -278,17 +276,16 @@ describe("statements per request, once the process has seen the key", () => {
     expect([...statements].sort()).toEqual([
       "atrium_charge_run_credits",
       "atrium_key_count",
-      "atrium_live_app",
       "atrium_record_run_usage",
       "atrium_save_turn",
     ]);
   });
 
-  it("a priced turn of two calls (route, answer): the flat turn's six and the settlement (was ten: the answer's reservation, the route's cost on the lease)", async () => {
+  it("a priced turn of two calls (route, answer): the flat turn's five and the settlement (was ten: the answer's reservation, the route's cost on the lease)", async () => {
     const app = await publishedApp();
     expect(await pricedTurnStatements(app.key, app.appId)).toEqual(PRICED_TURN);
   });
-  it("a priced turn of one call (one agent, as in the metering bench): the flat turn's six and the settlement", async () => {
+  it("a priced turn of one call (one agent, as in the metering bench): the flat turn's five and the settlement", async () => {
     const { key, billingAgentId } = await publishedApp();
     const app = await create(key, "apps", {
       name: "Billing only",
@@ -302,7 +299,7 @@ describe("statements per request, once the process has seen the key", () => {
 
 // Streams through a server of its own on a loaded two-core machine take a while.
 describe("a streamed turn", { timeout: 120_000 }, () => {
-  it("the flat turn's six, its run started and ended, its events stored: none read back", async () => {
+  it("the flat turn's five, its run started and ended, its events stored: none read back", async () => {
     const server = serverProcess();
     const app = await publishedApp({ app: { orchestrationMode: "broadcast" } });
     const stream = async () => {
@@ -327,7 +324,6 @@ describe("a streamed turn", { timeout: 120_000 }, () => {
       "atrium_charge_run_credits",
       "atrium_end_conversation_run",
       "atrium_key_count",
-      "atrium_live_app",
       "atrium_record_run_usage",
       "atrium_retrieve_small",
       "atrium_save_turn",
@@ -484,6 +480,90 @@ describe("what a process keeps is dropped by the change's commit, in every proce
     });
     const after = await api("GET", "/models", { key, handler: b.handler });
     expect(after.body.models.map((m: { id: string }) => m.id)).toContain("acme/gpt-org");
+  });
+
+  it("an app republished through one process answers at its new version in another; a draft's save keeps what it holds", async () => {
+    const b = serverProcess();
+    const tenant = await newOrganization();
+    const key = tenant.orgKey.secret;
+    const flowSaying = (word: string) => ({
+      name: "Echo",
+      nodes: [
+        { id: "start", type: "trigger_start", data: {} },
+        { id: "out", type: "output", data: { value: `The flow says ${word}.` } },
+      ],
+    });
+    const flow = await create(key, "flows", flowSaying("first"));
+    await publish(key, "flows", flow.id);
+    const app = await create(key, "apps", {
+      name: "Echo app",
+      members: [{ id: flow.id, kind: "flow" }],
+      orchestrationMode: "sequential",
+    });
+    await publish(key, "apps", app.id);
+    const converse = turnOn(b, key, app.id);
+    expect((await converse()).body.reply).toContain("first");
+    const kept = await b.statementsOf(async () => expect((await converse()).body.reply).toContain("first"));
+    expect(kept).not.toContain("atrium_live_app");
+
+    // A draft saved elsewhere changes nothing that runs: the process keeps the app.
+    expect((await patchDraft(key, "flows", flow.id, flowSaying("second"))).status).toBe(200);
+    const afterDraft = await b.statementsOf(async () => expect((await converse()).body.reply).toContain("first"));
+    expect(afterDraft).not.toContain("atrium_live_app");
+
+    await publish(key, "flows", flow.id);
+    const republished = (await publish(key, "apps", app.id)).version.id as string;
+    const afterPublish = await b.statementsOf(async () => expect((await converse()).body.reply).toContain("second"));
+    expect(afterPublish).toContain("atrium_live_app");
+    const latest = await getDb().execution.findFirst({
+      where: { organizationId: tenant.organization.id },
+      orderBy: { createdAt: "desc" },
+    });
+    expect(latest?.versionId).toBe(republished);
+  });
+
+  it("an app deleted through one process is not found by another's next turn", async () => {
+    const b = serverProcess();
+    const app = await publishedApp();
+    const converse = turnOn(b, app.key, app.appId);
+    expect((await converse()).status).toBe(200);
+    expect((await converse()).status).toBe(200);
+    expect((await api("DELETE", `/apps/${app.appId}`, { key: app.key })).status).toBe(204);
+    expectError(await converse(), 404, "not_found");
+  });
+
+  it("a member of an app deleted through one process: another's next turn names it", async () => {
+    const b = serverProcess();
+    const app = await publishedApp();
+    const converse = turnOn(b, app.key, app.appId);
+    expect((await converse()).status).toBe(200);
+    expect((await api("DELETE", `/agents/${app.supportAgentId}`, { key: app.key })).status).toBe(204);
+    const refused = expectError(await converse(), 422, "unpublished_dependencies");
+    expect(refused.dependencies).toEqual([{ id: app.supportAgentId, kind: "agent", name: expect.any(String) }]);
+  });
+
+  it("a model price set through one process is charged by another's next turn", async () => {
+    const b = serverProcess();
+    const app = await publishedApp();
+    const converse = turnOn(b, app.key, app.appId);
+    const latestCredits = async () =>
+      (
+        await getDb().execution.findFirst({
+          where: { organizationId: app.tenant.organization.id },
+          orderBy: { createdAt: "desc" },
+        })
+      )?.credits;
+    expect((await converse()).status).toBe(200);
+    expect((await converse()).status).toBe(200);
+    const flat = await latestCredits();
+    expect(flat).toBeLessThan(50);
+    const priced = await api("PUT", `/model-prices/${BUILTIN_MODEL_ID}`, {
+      key: app.key,
+      body: { inputCreditsPerMillion: 1_000, outputCreditsPerMillion: 4_000, minimumCredits: 50 },
+    });
+    expect(priced.status).toBe(200);
+    expect((await converse()).status).toBe(200);
+    expect(await latestCredits()).toBeGreaterThanOrEqual(50);
   });
 
   it("a key's use every minute does not drop what the process keeps", async () => {

@@ -99,21 +99,31 @@ const LIVE_APP_SQL = `
         union all
         select (member->>'id')::uuid from jsonb_array_elements(coalesce(v.pins->'members', '[]'::jsonb)) as member
       )
-    ) as present
+    ) as present,
+    coalesce((select epoch from lookup_epochs where organization_id = $1), 0)::text as epoch
   from builder_items i
   left join builder_versions v
     on v.id = coalesce($3::uuid, i.production_version_id) and v.organization_id = $1 and v.item_id = i.id
   where i.id = $2 and i.organization_id = $1 and i.kind = 'app'`;
+
+/** The most apps a process keeps as published; past it the oldest kept is dropped. */
+const KEPT_APPS = 10_000;
+const keptApps = new WeakMap<Db, Map<string, { app: LiveApp; epoch: string }>>();
 
 /**
  * The app as published: live version (or `pinnedVersionId`, a version of this app), pinned
  * adviser and members. A pinned item that is gone answers unpublished_dependencies, naming it.
  * An app never made live is not_found, whichever version is asked for; a version of another
  * app or organization is version_not_found.
+ *
+ * The process keeps the app as loaded, at the organization's lookup epoch read with it, for the
+ * requests whose key check read that same epoch (`actor.lookupEpoch`): a publish, a deletion or a
+ * price change moves the epoch on at its commit, so every process's next request reads the app
+ * again (prisma/migrations/20261207130000_live_app_lookup_epoch). Refusals are never kept.
  */
 export async function loadLiveApp(
   db: Db,
-  actor: Pick<Actor, "organizationId">,
+  actor: Pick<Actor, "organizationId"> & { lookupEpoch?: string },
   appId: string,
   pinnedVersionId?: string,
 ): Promise<LiveApp> {
@@ -121,12 +131,18 @@ export async function loadLiveApp(
   const pinned = pinnedVersionId === undefined ? null : pinnedVersionId.toLowerCase();
   const noSuchVersion = () => new AppError("version_not_found", "The app has no version with that id.");
   if (pinned !== null && !isUuid(pinned)) throw noSuchVersion();
+  let kept = keptApps.get(db);
+  if (!kept) keptApps.set(db, (kept = new Map()));
+  const keptAs = `${actor.organizationId}/${appId.toLowerCase()}/${pinned ?? "live"}`;
+  const known = kept.get(keptAs);
+  if (actor.lookupEpoch !== undefined && known?.epoch === actor.lookupEpoch) return known.app;
   const { rows } = await db.pool.query<{
     version_id: string | null;
     live_version_id: string | null;
     present: string[];
     providers: ProviderRow[];
     prices: Record<string, ModelPrice>;
+    epoch: string;
   }>({
     name: "atrium_live_app",
     text: LIVE_APP_SQL,
@@ -173,7 +189,7 @@ export async function loadLiveApp(
         runnable: { id: pin.id, versionId: pin.versionId, document: parsed(pin.versionId, FlowDocument) },
       });
   }
-  return {
+  const app: LiveApp = {
     versionId,
     app: { id: appId, versionId, document },
     adviser: pins.adviser ? await agentOf(pins.adviser) : null,
@@ -181,6 +197,10 @@ export async function loadLiveApp(
     providers: rows[0]!.providers,
     prices: priceListOf(rows[0]!.prices),
   };
+  kept.delete(keptAs);
+  if (kept.size >= KEPT_APPS) kept.delete(kept.keys().next().value!);
+  kept.set(keptAs, { app, epoch: rows[0]!.epoch });
+  return app;
 }
 
 /** An item's draft for a test run; an app draft's members run at their live versions. */
