@@ -4,6 +4,7 @@
 import { randomUUID } from "node:crypto";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { describe, expect, it } from "vitest";
+import { getDb } from "@/server/db";
 import { addPerson, api, awayFromWindowEdge, issueKey, newOrganization } from "../helpers";
 import { create, publish } from "../builder-helpers";
 import { newPage, pageMarkdown, tenantWithKnowledgebase } from "../knowledge-helpers";
@@ -184,6 +185,34 @@ describe("tools", () => {
     expect(errorOf(await call(client, "get_page", { knowledgebaseId: kbId, pageId: randomUUID() })).code).toBe(
       "not_found",
     );
+  });
+
+  it("search_knowledgebase of another organization's knowledgebase: not_found, as REST answers it, nothing charged", async () => {
+    const victim = await tenantWithKnowledgebase();
+    await newPage(victim.tenant.orgKey.secret, victim.kbId, { title: "Vault", markdown: "The zebra code is 4411." });
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const credits = async () =>
+      (await getDb().organization.findUniqueOrThrow({ where: { id: tenant.organization.id } })).credits;
+    const before = await credits();
+    const client = await connect(tenant.personalKey.secret);
+    for (const kinds of [["pages"], ["sources"], undefined]) {
+      const args = { knowledgebaseId: victim.kbId, query: "zebra code", ...(kinds && { kinds }) };
+      expect(errorOf(await call(client, "search_knowledgebase", args)).code).toBe("not_found");
+      // The REST door of the same listener.
+      const rest = await fetch(mcp.url().replace(/\/api\/mcp$/, `/api/v1/knowledgebases/${victim.kbId}/search`), {
+        method: "POST",
+        headers: { authorization: `Bearer ${tenant.orgKey.secret}`, "content-type": "application/json" },
+        body: JSON.stringify({ query: "zebra code", ...(kinds && { kinds }) }),
+      });
+      expect({ status: rest.status, code: ((await rest.json()) as any).error?.code }).toEqual({
+        status: 404,
+        code: "not_found",
+      });
+    }
+    expect(await credits()).toBe(before);
+    // Its own knowledgebase's search is charged: the refusals above were free, not every search.
+    await ok(client, "search_knowledgebase", { knowledgebaseId: kbId, query: "zebra code" });
+    expect(await credits()).toBeLessThan(before);
   });
 
   it("lists published apps only", async () => {
