@@ -47,7 +47,8 @@ export interface KeyActor {
   member: ActingMember | null;
   /**
    * The organization's lookup epoch this request's key check read (the lookup_epochs table): what
-   * the process keeps of the organization (its model list) is used only when kept at this epoch.
+   * the process keeps of the organization (its model list, the apps it runs as published) is used
+   * only when kept at this epoch.
    */
   lookupEpoch?: string;
 }
@@ -83,6 +84,8 @@ export interface EndUserActor {
   endUser: { id: string; email: string; fullName: string };
   /** The portal the request came through. */
   portalId: string;
+  /** The organization's lookup epoch read with the session (what KeyActor's says). */
+  lookupEpoch?: string;
 }
 
 /** The door each kind of actor comes through when its call carries no request (made in-process: jobs, tests). */

@@ -52,7 +52,7 @@ export async function endUserForSession(
   origin?: RequestOrigin,
 ): Promise<EndUserActor | null> {
   if (!token) return null;
-  const { rows } = await db.pool.query<{ id: string; email: string; full_name: string }>({
+  const { rows } = await db.pool.query<{ id: string; email: string; full_name: string; epoch: string }>({
     name: "atrium_end_user_session",
     text: `with session as (
          select u.id, u.email, u.full_name, u.last_seen_at
@@ -64,7 +64,9 @@ export async function endUserForSession(
          update end_users set last_seen_at = now()
          from session where end_users.id = session.id and (session.last_seen_at is null or session.last_seen_at < now() - interval '1 minute')
        )
-       select id, email, full_name from session`,
+       select id, email, full_name,
+         coalesce((select epoch from lookup_epochs where organization_id = $2), 0)::text as epoch
+       from session`,
     values: [hashSecret(token), portal.organizationId],
   });
   const row = rows[0];
@@ -75,6 +77,7 @@ export async function endUserForSession(
     endUser: { id: row.id, email: row.email, fullName: row.full_name },
     portalId: portal.id,
     origin,
+    lookupEpoch: row.epoch,
   };
 }
 
