@@ -108,8 +108,8 @@ export function PortalEmbed({ portal }: { portal: EmbeddedPortal }) {
 
   return (
     <div className="stack">
-      <form onSubmit={(event) => void save(event)} className="stack" aria-label="Embedding settings">
-        <label className="row tight">
+      <form onSubmit={(event) => void save(event)} className="form" aria-label="Embedding settings">
+        <label className="inline">
           <input type="checkbox" {...form.register("enabled")} />
           Let the sites below embed this portal&apos;s chat
         </label>
