@@ -1,9 +1,10 @@
 // The console chat route: the app conversation as Server-Sent Events for a signed-in member,
 // authenticated by the session cookie; without one, the 401 envelope.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { getDb } from "@/server/db";
 import { POST } from "@/app/api/console/apps/[appId]/conversation/route";
 import { api, signInCookie, trpc, trpcErrorCode } from "../helpers";
-import { publish } from "../builder-helpers";
+import { patchDraft, publish } from "../builder-helpers";
 import { deltaText, publishedApp, readEvents } from "../runtime-helpers";
 
 function post(appId: string, body: unknown, cookie?: string): Promise<Response> {
@@ -16,6 +17,36 @@ function post(appId: string, body: unknown, cookie?: string): Promise<Response> 
 }
 
 describe("POST /api/console/apps/{appId}/conversation", () => {
+  it("a member's turn: the session in one statement, the app kept by the process until it is published again", async () => {
+    const app = await publishedApp();
+    const cookie = await signInCookie(app.tenant.owner.email, app.tenant.owner.password);
+    const turn = async () => {
+      const response = await post(app.appId, { message: "How long do refunds take?" }, cookie);
+      expect(response.status).toBe(200);
+      expect((await readEvents(response)).at(-1)!.event).toBe("done");
+    };
+    const statementsOf = async (call: () => Promise<void>) => {
+      const query = vi.spyOn(getDb().pool, "query");
+      try {
+        await call();
+        // The usage is recorded after the answer.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        return query.mock.calls.map(([config]) => (config as { name?: string }).name ?? "unnamed");
+      } finally {
+        query.mockRestore();
+      }
+    };
+    await turn();
+    const kept = await statementsOf(turn);
+    expect(kept).toContain("atrium_member_session");
+    expect(kept).not.toContain("atrium_live_app");
+    expect(kept).not.toContain("unnamed");
+
+    expect((await patchDraft(app.key, "apps", app.appId, { name: "Helpdesk 2" })).status).toBe(200);
+    await publish(app.key, "apps", app.appId);
+    expect(await statementsOf(turn)).toContain("atrium_live_app");
+  });
+
   it("streams delta events then one done to a signed-in member, and continues the conversation", async () => {
     const app = await publishedApp();
     const cookie = await signInCookie(app.tenant.owner.email, app.tenant.owner.password);

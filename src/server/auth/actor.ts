@@ -60,6 +60,8 @@ export interface MemberActor {
   origin?: RequestOrigin;
   organizationId: string;
   member: ActingMember;
+  /** The organization's lookup epoch read with the session (what KeyActor's says). */
+  lookupEpoch?: string;
 }
 
 /** The admin CLI: an operator of this installation, allowed everything in the organization. */

@@ -154,22 +154,40 @@ async function membershipOpenedBy<T extends { passwordHash: string | null }>(
   return undefined;
 }
 
+/**
+ * A console session's member in one prepared statement (every console request starts with it,
+ * where Prisma's include took three), with the organization's lookup epoch: what the process keeps
+ * at that epoch (an app as published, runtime/load.ts) serves the member's runs too.
+ */
+const MEMBER_SESSION_SQL = `
+  select m.id, m.organization_id, m.role, m.removed_at, u.email, s.expires_at,
+    coalesce((select epoch from lookup_epochs where organization_id = m.organization_id), 0)::text as epoch
+  from sessions s join members m on m.id = s.member_id join users u on u.id = m.user_id
+  where s.token_hash = $1`;
+
 export async function actorForSession(
   db: Db,
   token: string | undefined,
   origin?: RequestOrigin,
 ): Promise<MemberActor | null> {
   if (!token) return null;
-  const session = await db.session.findUnique({
-    where: { tokenHash: hashSecret(token) },
-    include: { member: { include: { user: { select: { email: true } } } } },
-  });
-  if (!session || session.expiresAt <= new Date() || session.member.removedAt) return null;
+  const { rows } = await db.pool.query<{
+    id: string;
+    organization_id: string;
+    role: Role;
+    removed_at: Date | null;
+    email: string;
+    expires_at: Date;
+    epoch: string;
+  }>({ name: "atrium_member_session", text: MEMBER_SESSION_SQL, values: [hashSecret(token)] });
+  const session = rows[0];
+  if (!session || session.expires_at <= new Date() || session.removed_at) return null;
   return {
     kind: "member",
-    organizationId: session.member.organizationId,
-    member: { id: session.member.id, role: session.member.role, email: session.member.user.email },
+    organizationId: session.organization_id,
+    member: { id: session.id, role: session.role, email: session.email },
     origin,
+    lookupEpoch: session.epoch,
   };
 }
 
