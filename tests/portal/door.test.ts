@@ -31,6 +31,12 @@ describe("the portal door", () => {
     const unknown = await portalCall("query", "portal.get", { portal: "no-such-portal" });
     expect(unknown.status).toBe(404);
     expect(errorCode(unknown)).toBe("not_found");
+    // A name no portal can have (a NUL PostgreSQL cannot store, far too long): not_found too, never a 5xx.
+    for (const portal of ["help\u0000center", "x".repeat(10_000)]) {
+      const chat = await portalChat(portal, scenario.appId, { message: "Hello?" });
+      expect(chat.status).toBe(404);
+      expect(((await chat.json()) as { error: { code: string } }).error.code).toBe("not_found");
+    }
   });
 
   it("alice signs in, sees exactly her apps and credits, chats over SSE and finds the conversation again", async () => {

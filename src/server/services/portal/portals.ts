@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { isUuid } from "@/schemas/common";
 import {
   RESERVED_SLUGS,
+  SLUG_PATTERN,
   type CreatePortalInput,
   type Portal,
   type PortalDetail,
@@ -284,15 +285,19 @@ const RESOLVE_PORTAL_SQL = `
   where p.slug = $1 or p.id = $2::uuid
   limit 1`;
 
+const portalNotFound = () => new AppError("not_found", "No portal at this address.");
+
 /** The portal an end user's request names, by id or slug; unknown answers not_found. */
 export async function resolvePortal(db: Db, ref: string): Promise<ResolvedPortal> {
   const value = ref.trim().toLowerCase();
+  // Neither an id nor a slug (a NUL, a megabyte of text) names no portal: nothing is asked.
+  if (!isUuid(value) && !SLUG_PATTERN.test(value)) throw portalNotFound();
   const { rows } = await db.pool.query<ResolvedPortal>({
     name: "atrium_resolve_portal",
     text: RESOLVE_PORTAL_SQL,
     values: [value, isUuid(value) ? value : null],
   });
-  if (!rows[0]) throw new AppError("not_found", "No portal at this address.");
+  if (!rows[0]) throw portalNotFound();
   return rows[0];
 }
 
