@@ -4,7 +4,7 @@
 // runs of one dataset side by side. The selected run and the compared pair live in the URL.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { useTRPC } from "@/lib/trpc";
 import { EVAL_LIMITS, ImportDatasetInput, type EvalRunSummary } from "@/schemas/builder/evaluations";
 import { MAX_NAME_CHARS } from "@/schemas/limits";
@@ -127,7 +127,9 @@ export function EvaluationsPage({ kind, id }: { kind: KindPlural; id: string }) 
           onClose={() => setParams({ base: null, candidate: null })}
         />
       )}
-      {selected && <ResultsPanel kind={kind} id={id} runId={selected} />}
+      {selected && (
+        <ResultsPanel kind={kind} id={id} runId={selected} done={runList.find((run) => run.id === selected)?.done} />
+      )}
     </>
   );
 }
@@ -219,16 +221,17 @@ function DatasetsPanel({ kind, id, onStarted }: { kind: KindPlural; id: string; 
         <Select
           value={against}
           onChange={(e) => setAgainst(e.target.value)}
+          // A version's name defaults to "v<number>": said once, not twice.
           options={(versions.data?.versions ?? []).map((version) => ({
             value: version.id,
-            label: `Version ${version.number}${version.isProduction ? " (live)" : ""}${version.name ? ` · ${version.name}` : ""}`,
+            label: `Version ${version.number}${version.isProduction ? " (live)" : ""}${version.name !== `v${version.number}` ? ` · ${version.name}` : ""}`,
           }))}
           placeholder="The draft"
         />
       </FormField>
       <ErrorAlert error={datasets.error ?? start.error} />
       <DataTable
-        label="Datasets"
+        label="Imported datasets"
         cards
         rows={datasets.items}
         empty="No datasets yet: import one above."
@@ -257,15 +260,24 @@ function DatasetsPanel({ kind, id, onStarted }: { kind: KindPlural; id: string; 
   );
 }
 
-function ResultsPanel({ kind, id, runId }: { kind: KindPlural; id: string; runId: string }) {
+/**
+ * One run's results. They are asked again whenever the runs list (which polls while a run is in
+ * progress) shows more cases `done`: with a filter, the cases still waiting are not in the answer,
+ * so the answer alone cannot tell that more are coming.
+ */
+function ResultsPanel({ kind, id, runId, done }: { kind: KindPlural; id: string; runId: string; done?: number }) {
   const trpc = useTRPC();
   const procs = trpc.evaluations[kind] as typeof trpc.evaluations.flows;
+  const queryClient = useQueryClient();
   const [outcome, setOutcome] = useState<"" | "passed" | "failed">("");
-  const results = useQuery({
-    ...procs.results.queryOptions({ id, runId, limit: 200, after: 0, ...(outcome ? { outcome } : {}) }),
-    refetchInterval: (query) =>
-      query.state.data?.results.some((result) => result.status !== "done") ? PROGRESS_MS : false,
-  });
+  const results = useQuery(
+    procs.results.queryOptions({ id, runId, limit: 200, after: 0, ...(outcome ? { outcome } : {}) }),
+  );
+  useEffect(() => {
+    if (done === undefined) return;
+    const results = (trpc.evaluations[kind] as typeof trpc.evaluations.flows).results;
+    void queryClient.invalidateQueries({ queryKey: results.queryKey({ id, runId }) });
+  }, [done, trpc, kind, id, runId, queryClient]);
   return (
     <Panel
       title="Results"
@@ -350,6 +362,7 @@ function ComparisonPanel({
         <>
           <DataTable
             label="The two runs side by side"
+            cards
             rows={[
               { label: "Against", base: target(data.base), candidate: target(data.candidate), change: "" },
               {
@@ -374,7 +387,7 @@ function ComparisonPanel({
             rowKey={(row) => row.label}
             empty="Nothing to compare."
             columns={[
-              { key: "label", header: "", cell: (row) => row.label },
+              { key: "label", header: "", nowrap: true, cell: (row) => row.label },
               { key: "base", header: "Base", cell: (row) => row.base },
               { key: "candidate", header: "Candidate", cell: (row) => row.candidate },
               { key: "change", header: "Change", cell: (row) => row.change },
