@@ -87,6 +87,11 @@ for (const viewport of VIEWPORTS) {
       await page.getByRole("button", { name: "Send", exact: true }).click();
       const answer = page.getByTestId("message-assistant").last();
       await expect(answer.locator("strong")).toHaveText("7 to 10");
+      // The answer's actions on one line at either size (on a phone their icons speak for them).
+      const actions = answer.getByRole("group", { name: "Answer actions" }).getByRole("button");
+      await expect(actions).toHaveCount(5);
+      const tops = await actions.evaluateAll((buttons) => buttons.map((b) => b.getBoundingClientRect().top));
+      expect(new Set(tops).size).toBe(1);
       await expectTidy(page);
       await screenshot(page, `persona-chat-${viewport.name}`);
 
