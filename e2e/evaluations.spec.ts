@@ -1,6 +1,7 @@
-// Evaluations in the console, at both sizes: a builder opens them from the flow's settings,
-// imports a CSV file, runs it against the live version and then the draft, watches both finish in
-// the background, reads one run's results and compares the two runs case by case.
+// Evaluations in the console, at both sizes: a builder opens them from the flow's test run (at a
+// desk) or its settings (on a phone), imports a CSV file, runs it against the live version and
+// then the draft, watches both finish in the background, reads one run's results and compares
+// the two runs case by case.
 import { expect, test, type Page } from "@playwright/test";
 import { api, screenshot, signedInDemo, VIEWPORTS } from "./fixtures";
 
@@ -28,15 +29,20 @@ async function seedFlow(page: Page) {
 const CASES_CSV = "input,expectedBehavior\nkiwi,kiwi\nmango,beta\npapaya,alpha\n";
 
 for (const viewport of VIEWPORTS) {
+  const phone = viewport.name === "phone";
   test.describe(`at ${viewport.name} size (${viewport.width}×${viewport.height})`, () => {
     test.use({ viewport: { width: viewport.width, height: viewport.height } });
 
     test("a builder imports cases, runs them against a version and the draft, and compares", async ({ page }) => {
       const flowId = await seedFlow(page);
       await page.goto(`/flows/${flowId}`);
-      await page.getByRole("button", { name: "Settings" }).click();
-      const settings = page.getByRole("dialog", { name: "Flow settings" });
-      await settings.getByRole("region", { name: "Tests" }).getByRole("link", { name: "Evaluations" }).click();
+      if (phone) {
+        await page.getByRole("button", { name: "Settings" }).click();
+        const settings = page.getByRole("dialog", { name: "Flow settings" });
+        await settings.getByRole("region", { name: "Tests" }).getByRole("link", { name: "Evaluations" }).click();
+      } else {
+        await page.getByRole("region", { name: "Test run" }).getByRole("link", { name: "Evaluations" }).click();
+      }
       await expect(page.getByRole("heading", { level: 1 })).toHaveText("Evaluations");
 
       // A bad file is named and nothing is imported.

@@ -79,7 +79,7 @@ function StudioFrame({
       onMoved={(at) => (at === null ? (setSelected(null), setSheet(null)) : setSelected(at))}
     />
   );
-  const testRun = <TestRunPanel inputs={inputs} run={run} saved={parts.saved} />;
+  const testRun = <TestRunPanel flowId={id} inputs={inputs} run={run} saved={parts.saved} />;
   const hasStart = nodes.some((node) => node.type === "trigger_start");
   const steps = <StudioSteps studio={studio} onLibrary={narrow ? () => setSheet("library") : undefined} />;
 

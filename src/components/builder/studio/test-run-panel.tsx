@@ -2,6 +2,7 @@
 // The studio's test run: a form from the flow's declared inputs (JSON under "Advanced"), Run, and
 // what came out: the answer, the run's time, credits and tokens; each node's result is on the canvas.
 import { Play } from "lucide-react";
+import Link from "next/link";
 import { Button, ErrorAlert } from "@/components/console";
 import { formatMs } from "@/components/runtime/execution-trace";
 import { costWords } from "@/lib/cost-words";
@@ -10,7 +11,17 @@ import { InputForm } from "../input-form";
 import { fieldsOfFlowInputs, missingFields } from "../input-form-model";
 import type { TestRun } from "./use-test-run";
 
-export function TestRunPanel({ inputs, run, saved }: { inputs: FlowInput[]; run: TestRun; saved: boolean }) {
+export function TestRunPanel({
+  flowId,
+  inputs,
+  run,
+  saved,
+}: {
+  flowId: string;
+  inputs: FlowInput[];
+  run: TestRun;
+  saved: boolean;
+}) {
   const { values, setValues } = run;
   const fields = fieldsOfFlowInputs(inputs);
   const missing = missingFields(fields, values);
@@ -43,6 +54,10 @@ export function TestRunPanel({ inputs, run, saved }: { inputs: FlowInput[]; run:
           <p className="muted">Each step&apos;s status, output, time and cost are on its card.</p>
         </div>
       )}
+      <p className="muted">
+        Many cases at once, in the background, against the draft or a version:{" "}
+        <Link href={`/flows/${flowId}/evaluations`}>Evaluations</Link>.
+      </p>
     </section>
   );
 }
