@@ -4,7 +4,7 @@
 // kept in the browser and saved once fixed. On a phone the list stands in for the canvas. The old
 // address, /flows/{id}, lands in the studio.
 import { expect, test, type Page } from "@playwright/test";
-import { api, draftNodes, flowCard, screenshot, signedInDemo } from "./fixtures";
+import { api, canvasAtRest, draftNodes, flowCard, screenshot, signedInDemo } from "./fixtures";
 
 /** Draws a connection from one node's lower dot to another node's upper dot (click one, then the other). */
 async function connect(page: Page, from: number, to: number) {
@@ -44,6 +44,8 @@ test.describe("at a desk", () => {
     await selectedNode.getByRole("textbox", { name: "Template", exact: true }).fill("Summary of {{inputs.topic}}");
     await expect(flowCard(page, 2)).toContainText("Summary of");
 
+    // The new card brought every card into view; a handle that moves under the click is missed.
+    await canvasAtRest(page);
     await connect(page, 0, 2);
     await connect(page, 2, 1);
     await flowCard(page, 0).click();
@@ -113,6 +115,7 @@ test.describe("at a desk", () => {
     page.on("dialog", (dialog) => void dialog.accept());
     await page.goto(`/flows/${flow.id}/studio`);
     await expect(flowCard(page, 2)).toContainText("b");
+    await canvasAtRest(page);
 
     await connect(page, 2, 1);
     await expect(page.getByTestId("flow-feedback")).toContainText("cycle");
