@@ -13,12 +13,17 @@ export function formatMs(ms: number): string {
   return ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`;
 }
 
+/** A run's status as words ("awaiting_approval" → "awaiting approval"), as the Executions filter names them. */
+export function statusWords(status: string): string {
+  return status.replaceAll("_", " ");
+}
+
 export function ExecutionTrace({ execution }: { execution: Execution }) {
   const models = [...new Set(execution.trace.map((entry) => entry.model).filter(Boolean))];
   return (
     <div className="trace" data-testid="execution-trace">
       <p className="muted flush-top">
-        {execution.status} · {formatMs(execution.latencyMs)} · {execution.credits} credit
+        {statusWords(execution.status)} · {formatMs(execution.latencyMs)} · {execution.credits} credit
         {execution.credits === 1 ? "" : "s"}
         {models.length > 0 ? ` · model ${models.join(", ")}` : ""}
       </p>

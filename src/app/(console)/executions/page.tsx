@@ -4,7 +4,7 @@ import { ThumbsDown, ThumbsUp } from "lucide-react";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useRef, type ReactNode } from "react";
 import { X } from "lucide-react";
-import { ExecutionTrace, formatMs } from "@/components/runtime/execution-trace";
+import { ExecutionTrace, formatMs, statusWords } from "@/components/runtime/execution-trace";
 import Link from "next/link";
 import {
   EntityLink,
@@ -213,7 +213,7 @@ function Filters({ filter, onChange }: { filter: Filter; onChange: (next: Filter
             onChange({ ...filter, status: STATUSES.find((known) => known === e.target.value), code: undefined })
           }
           options={[
-            ...EXECUTION_STATUSES.map((status) => ({ value: status, label: status.replace("_", " ") })),
+            ...EXECUTION_STATUSES.map((status) => ({ value: status, label: statusWords(status) })),
             { value: FAILURES, label: "failures (failed or output invalid)" },
             { value: REFUSED, label: "refused before running" },
           ]}
@@ -431,7 +431,7 @@ function StatusCell({ execution }: { execution: Execution }) {
           awaiting approval
         </Link>
       ) : (
-        <span className="badge revoked">{execution.status}</span>
+        <span className="badge revoked">{statusWords(execution.status)}</span>
       )}
       {execution.feedback && (
         <div className="muted" data-testid="execution-feedback" title={execution.feedback.reason ?? undefined}>

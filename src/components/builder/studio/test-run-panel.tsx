@@ -4,7 +4,7 @@
 import { Play } from "lucide-react";
 import Link from "next/link";
 import { Button, ErrorAlert } from "@/components/console";
-import { formatMs } from "@/components/runtime/execution-trace";
+import { formatMs, statusWords } from "@/components/runtime/execution-trace";
 import { costWords } from "@/lib/cost-words";
 import type { FlowInput } from "@/schemas/builder/builder";
 import { InputForm } from "../input-form";
@@ -42,7 +42,7 @@ export function TestRunPanel({
         <div role="status" className="test-run-answer" data-testid="test-run-answer">
           <p className="muted" data-testid="test-run-cost">
             {execution
-              ? `${execution.status} · ${formatMs(execution.latencyMs)} · ${costWords({
+              ? `${statusWords(execution.status)} · ${formatMs(execution.latencyMs)} · ${costWords({
                   credits: execution.credits,
                   inputTokens: execution.usage?.inputTokens,
                   outputTokens: execution.usage?.outputTokens,
