@@ -3,7 +3,7 @@
 // variables so far), approves it with a comment after confirming, and the run continues to its end
 // with the comment as the step's output. A second refund is rejected and its run fails.
 import { expect, test, type Page } from "@playwright/test";
-import { api, screenshot, signedInDemo, VIEWPORTS } from "./fixtures";
+import { api, FIRST_VISIT, screenshot, signedInDemo, VIEWPORTS } from "./fixtures";
 
 const REFUND_INPUTS = [
   { key: "customer", type: "text", required: true },
@@ -68,7 +68,10 @@ for (const viewport of VIEWPORTS) {
       await rows.first().getByRole("link", { name: "Refund 120 EUR to ana@example.com?" }).click();
 
       // What the run wants to do, and why, before anyone decides.
-      await expect(page.getByRole("heading", { level: 1 })).toHaveText("Refund 120 EUR to ana@example.com?");
+      await expect(page.getByRole("heading", { level: 1 })).toHaveText(
+        "Refund 120 EUR to ana@example.com?",
+        FIRST_VISIT,
+      );
       await expect(page.getByText("Waiting for a decision")).toBeVisible();
       const facts = page.getByRole("region", { name: "What the run wants to do" });
       await expect(facts.getByRole("link", { name: "Refunds" })).toBeVisible();

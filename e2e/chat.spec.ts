@@ -1,5 +1,5 @@
 import { expect, test, type APIRequestContext } from "@playwright/test";
-import { admin, signedInDemo } from "./fixtures";
+import { admin, FIRST_VISIT, signedInDemo } from "./fixtures";
 
 async function post(request: APIRequestContext, key: string, path: string, data: unknown) {
   const response = await request.post(`/api/v1${path}`, { headers: { Authorization: `Bearer ${key}` }, data });
@@ -40,7 +40,7 @@ test("chat with a published app: the reply streams in from its knowledge, with t
   await page.getByRole("navigation").getByRole("link", { name: "Chat" }).click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Chat");
   await page.getByRole("link", { name: "Helpdesk" }).click();
-  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Helpdesk");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Helpdesk", FIRST_VISIT);
   await expect(page.getByTestId("greeting")).toHaveText("Hello! How can I help?");
 
   await page.getByRole("textbox", { name: "Message" }).fill("How long do refunds take?");

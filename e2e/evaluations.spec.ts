@@ -3,7 +3,7 @@
 // then the draft, watches both finish in the background, reads one run's results and compares
 // the two runs case by case.
 import { expect, test, type Page } from "@playwright/test";
-import { api, screenshot, signedInDemo, VIEWPORTS } from "./fixtures";
+import { api, FIRST_VISIT, screenshot, signedInDemo, VIEWPORTS } from "./fixtures";
 
 /** A flow answering "<word> <its input>": the built-in judge passes a case when the answer holds its expected words. */
 const flowSaying = (word: string) => ({
@@ -43,7 +43,7 @@ for (const viewport of VIEWPORTS) {
       } else {
         await page.getByRole("region", { name: "Test run" }).getByRole("link", { name: "Evaluations" }).click();
       }
-      await expect(page.getByRole("heading", { level: 1 })).toHaveText("Evaluations");
+      await expect(page.getByRole("heading", { level: 1 })).toHaveText("Evaluations", FIRST_VISIT);
 
       // A bad file is named and nothing is imported.
       const importForm = page.getByRole("form", { name: "Import a dataset" });

@@ -78,6 +78,12 @@ export async function signedInDemo(page: Page): Promise<Demo> {
   return demo;
 }
 
+/**
+ * For what a click shows on a route's first visit: a fresh production server loads that route's
+ * modules only then, and on CI's two busy cores such a navigation has taken over 10 s.
+ */
+export const FIRST_VISIT = { timeout: 30_000 };
+
 /** The two sizes the console is checked at: a desk and a phone. */
 export const VIEWPORTS = [
   { name: "desktop", width: 1440, height: 900 },
