@@ -1,6 +1,7 @@
 // A published two-member app over a knowledgebase, made through the REST API, an organization's
 // Anthropic provider at the fake one, and a real SSE parser reading a streamed answer.
 import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { vi } from "vitest";
 import { getDb } from "@/server/db";
 import { createModelProvider } from "@/server/services/org/model-providers";
 import type { FakeAnthropic } from "./fake-anthropic";
@@ -148,4 +149,16 @@ export function plainApp(tenant: Tenant, model = "plain-model"): Promise<string>
     { name: "Plain agent", model },
     { name: "Plain app", orchestrationMode: "sequential" },
   );
+}
+
+/** The names of the prepared statements `call` sent on the pool (Prisma's come unnamed), the usage recorded after the answer included. */
+export async function statementsOf(call: () => Promise<unknown>): Promise<string[]> {
+  const query = vi.spyOn(getDb().pool, "query");
+  try {
+    await call();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    return query.mock.calls.map(([config]) => (config as { name?: string }).name ?? "unnamed");
+  } finally {
+    query.mockRestore();
+  }
 }

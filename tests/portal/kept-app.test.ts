@@ -2,25 +2,12 @@
 // organization's lookup epoch read with the end user's session, so that the process keeps the app
 // as published between turns (src/server/runtime/load.ts), as it does for API keys; a publish or a
 // deletion moves the epoch on and the next turn reads the app again.
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { api } from "../helpers";
 import { patchDraft, publish } from "../builder-helpers";
-import { readEvents } from "../runtime-helpers";
+import { readEvents, statementsOf } from "../runtime-helpers";
 import { portalChat, portalScenario, signIn } from "./helpers";
-
-/** The names of the prepared statements `call` sent on the pool (Prisma's come unnamed). */
-async function statementsOf(call: () => Promise<unknown>): Promise<string[]> {
-  const query = vi.spyOn(getDb().pool, "query");
-  try {
-    await call();
-    // The usage is recorded after the answer.
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    return query.mock.calls.map(([config]) => (config as { name?: string }).name ?? "unnamed");
-  } finally {
-    query.mockRestore();
-  }
-}
 
 describe("a portal turn keeps the app as published", () => {
   it("ten statements, the app read on the first turn only, again after a publish, and refused once deleted", async () => {

@@ -1,11 +1,10 @@
 // The console chat route: the app conversation as Server-Sent Events for a signed-in member,
 // authenticated by the session cookie; without one, the 401 envelope.
-import { describe, expect, it, vi } from "vitest";
-import { getDb } from "@/server/db";
+import { describe, expect, it } from "vitest";
 import { POST } from "@/app/api/console/apps/[appId]/conversation/route";
 import { api, signInCookie, trpc, trpcErrorCode } from "../helpers";
 import { patchDraft, publish } from "../builder-helpers";
-import { deltaText, publishedApp, readEvents } from "../runtime-helpers";
+import { deltaText, publishedApp, readEvents, statementsOf } from "../runtime-helpers";
 
 function post(appId: string, body: unknown, cookie?: string): Promise<Response> {
   const request = new Request(`http://localhost/api/console/apps/${appId}/conversation`, {
@@ -24,17 +23,6 @@ describe("POST /api/console/apps/{appId}/conversation", () => {
       const response = await post(app.appId, { message: "How long do refunds take?" }, cookie);
       expect(response.status).toBe(200);
       expect((await readEvents(response)).at(-1)!.event).toBe("done");
-    };
-    const statementsOf = async (call: () => Promise<void>) => {
-      const query = vi.spyOn(getDb().pool, "query");
-      try {
-        await call();
-        // The usage is recorded after the answer.
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        return query.mock.calls.map(([config]) => (config as { name?: string }).name ?? "unnamed");
-      } finally {
-        query.mockRestore();
-      }
     };
     await turn();
     const kept = await statementsOf(turn);

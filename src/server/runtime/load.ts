@@ -12,6 +12,7 @@ import { providerRowsJson, type ProviderRow } from "./models";
 import type { ModelPrice, PriceList } from "./pricing";
 import type { AppRun, Member } from "./run";
 import type { Runnable } from "./run-context";
+import { KeptAtEpoch, lookupEpochSql } from "@/server/lookup-epoch";
 
 const PARSERS = { agent: AgentDocument, flow: FlowDocument, app: AppDocument } as const;
 
@@ -100,15 +101,17 @@ const LIVE_APP_SQL = `
         select (member->>'id')::uuid from jsonb_array_elements(coalesce(v.pins->'members', '[]'::jsonb)) as member
       )
     ) as present,
-    coalesce((select epoch from lookup_epochs where organization_id = $1), 0)::text as epoch
+    ${lookupEpochSql("$1")} as epoch
   from builder_items i
   left join builder_versions v
     on v.id = coalesce($3::uuid, i.production_version_id) and v.organization_id = $1 and v.item_id = i.id
   where i.id = $2 and i.organization_id = $1 and i.kind = 'app'`;
 
-/** The most apps a process keeps as published; past it the oldest kept is dropped. */
-const KEPT_APPS = 10_000;
-const keptApps = new WeakMap<Db, Map<string, { app: LiveApp; epoch: string }>>();
+/**
+ * Up to 1,000 apps as published, each at the epoch it was read at. A kept app holds its members'
+ * parsed documents even once the version cache above has let them go, so it keeps fewer.
+ */
+const keptApps = new KeptAtEpoch<LiveApp>(1_000);
 
 /**
  * The app as published: live version (or `pinnedVersionId`, a version of this app), pinned
@@ -131,11 +134,9 @@ export async function loadLiveApp(
   const pinned = pinnedVersionId === undefined ? null : pinnedVersionId.toLowerCase();
   const noSuchVersion = () => new AppError("version_not_found", "The app has no version with that id.");
   if (pinned !== null && !isUuid(pinned)) throw noSuchVersion();
-  let kept = keptApps.get(db);
-  if (!kept) keptApps.set(db, (kept = new Map()));
   const keptAs = `${actor.organizationId}/${appId.toLowerCase()}/${pinned ?? "live"}`;
-  const known = kept.get(keptAs);
-  if (actor.lookupEpoch !== undefined && known?.epoch === actor.lookupEpoch) return known.app;
+  const known = keptApps.get(db, keptAs, actor.lookupEpoch);
+  if (known) return known;
   const { rows } = await db.pool.query<{
     version_id: string | null;
     live_version_id: string | null;
@@ -197,10 +198,7 @@ export async function loadLiveApp(
     providers: rows[0]!.providers,
     prices: priceListOf(rows[0]!.prices),
   };
-  kept.delete(keptAs);
-  if (kept.size >= KEPT_APPS) kept.delete(kept.keys().next().value!);
-  kept.set(keptAs, { app, epoch: rows[0]!.epoch });
-  return app;
+  return keptApps.keep(db, keptAs, app, rows[0]!.epoch);
 }
 
 /** An item's draft for a test run; an app draft's members run at their live versions. */

@@ -14,6 +14,7 @@ import {
   type ModelInfo,
 } from "./model-types";
 import type { ProviderConnection, ProviderKind } from "./provider-model";
+import { KeptAtEpoch, lookupEpochSql } from "@/server/lookup-epoch";
 
 export type {
   AnswerInput,
@@ -114,16 +115,14 @@ function providerRows(db: ProviderReader, organizationId: string, slug?: string)
 async function pooledProviderRows(db: Db, organizationId: string): Promise<{ rows: ProviderRow[]; epoch: string }> {
   const { rows } = await db.pool.query<{ providers: ProviderRow[]; epoch: string }>({
     name: "atrium_model_providers",
-    text: `select ${providerRowsJson("$1")} as providers,
-      coalesce((select epoch from lookup_epochs where organization_id = $1), 0)::text as epoch`,
+    text: `select ${providerRowsJson("$1")} as providers, ${lookupEpochSql("$1")} as epoch`,
     values: [organizationId],
   });
   return { rows: rows[0]!.providers, epoch: rows[0]!.epoch };
 }
 
-/** The most organizations whose providers a process keeps; past it the oldest kept is dropped. */
-const KEPT_PROVIDER_LISTS = 10_000;
-const keptProviders = new WeakMap<Db, Map<string, { rows: ProviderRow[]; epoch: string }>>();
+/** The providers of up to 10,000 organizations, each at the epoch it was read at. */
+const keptProviders = new KeptAtEpoch<ProviderRow[]>(10_000);
 
 /**
  * The organization's providers, kept by the process at the lookup epoch they were read at: used
@@ -132,15 +131,10 @@ const keptProviders = new WeakMap<Db, Map<string, { rows: ProviderRow[]; epoch: 
  * process. Without an epoch (console, portal, background work) they are read.
  */
 async function keptProviderRows(db: Db, organizationId: string, epoch: string | undefined): Promise<ProviderRow[]> {
-  let kept = keptProviders.get(db);
-  if (!kept) keptProviders.set(db, (kept = new Map()));
-  const known = kept.get(organizationId);
-  if (epoch !== undefined && known?.epoch === epoch) return known.rows;
+  const known = keptProviders.get(db, organizationId, epoch);
+  if (known) return known;
   const read = await pooledProviderRows(db, organizationId);
-  kept.delete(organizationId);
-  if (kept.size >= KEPT_PROVIDER_LISTS) kept.delete(kept.keys().next().value!);
-  kept.set(organizationId, read);
-  return read.rows;
+  return keptProviders.keep(db, organizationId, read.rows, read.epoch);
 }
 
 /**

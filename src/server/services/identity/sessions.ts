@@ -18,6 +18,7 @@ import {
 } from "./mfa-sign-in";
 import type { Role, SignInInput } from "@/schemas/identity/auth";
 import type { MfaSignInInput } from "@/schemas/identity/mfa";
+import { lookupEpochSql } from "@/server/lookup-epoch";
 
 /** Failed sign-ins a minute, and the account's delay: see sign-in-throttle.ts for what each holds off. */
 const signInThrottle = createSignInThrottle("sign-in", {
@@ -161,7 +162,7 @@ async function membershipOpenedBy<T extends { passwordHash: string | null }>(
  */
 const MEMBER_SESSION_SQL = `
   select m.id, m.organization_id, m.role, m.removed_at, u.email, s.expires_at,
-    coalesce((select epoch from lookup_epochs where organization_id = m.organization_id), 0)::text as epoch
+    ${lookupEpochSql("m.organization_id")} as epoch
   from sessions s join members m on m.id = s.member_id join users u on u.id = m.user_id
   where s.token_hash = $1`;
 

@@ -7,6 +7,7 @@ import { hashSecret, randomToken } from "@/server/auth/secrets";
 import type { Db } from "@/server/db";
 import type { Prisma } from "@/generated/prisma/client";
 import { activeEndUserSql } from "./portal-access";
+import { lookupEpochSql } from "@/server/lookup-epoch";
 
 export interface NewEndUserSession {
   token: string;
@@ -65,7 +66,7 @@ export async function endUserForSession(
          from session where end_users.id = session.id and (session.last_seen_at is null or session.last_seen_at < now() - interval '1 minute')
        )
        select id, email, full_name,
-         coalesce((select epoch from lookup_epochs where organization_id = $2), 0)::text as epoch
+         ${lookupEpochSql("$2")} as epoch
        from session`,
     values: [hashSecret(token), portal.organizationId],
   });
