@@ -7,6 +7,10 @@ import apiSecurityHeaders from "./src/lib/api-security-headers.json" with { type
 const nextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,
+  // Every visitor gets a page's <title> in the <head> Next.js sends. Streamed metadata leaves the
+  // document without a title from a client-side navigation's commit until the title arrives:
+  // a screen reader then announces the address instead.
+  htmlLimitedBots: /.*/,
   // `npm run lint` and `npm run typecheck` check the whole tree (CI runs both before the build);
   // the build's own pass would repeat the type check and lint with a config that lacks our rules.
   eslint: { ignoreDuringBuilds: true },
