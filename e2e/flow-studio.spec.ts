@@ -1,8 +1,8 @@
 // Issue 52, the console side of flows: the canvas-first editor. At a desk a builder meets an empty
 // flow with how to begin (no internal type names), builds a branching flow from the node library
 // (a condition whose branches are connections), runs it from the editor and reads each node's
-// result on its card; Delete and undo work from the keyboard. On a phone the same flow is a list
-// of steps, each opened, added, moved and deleted.
+// result on its card and a step's output in the inspector; Delete and undo work from the keyboard.
+// On a phone the same flow is a list of steps, each opened, added, moved and deleted, and run.
 import { expect, test, type Page } from "@playwright/test";
 import { api, canvasAtRest, draftNodes, flowCard, screenshot, signedInDemo, VIEWPORTS } from "./fixtures";
 
@@ -13,6 +13,23 @@ async function connect(page: Page, from: number, to: number, handle?: string) {
     handle ? card.locator(`.react-flow__handle[data-handleid="${handle}"]`) : card.locator(".react-flow__handle.source")
   ).click();
   await flowCard(page, to).locator(".react-flow__handle.target").click();
+}
+
+/** No two cards on the canvas overlap: a card that grows with its run's result covers none below it. */
+async function expectNoCardCovered(page: Page) {
+  const boxes = await page
+    .locator(".react-flow__node")
+    .evaluateAll((cards) =>
+      cards
+        .map((card) => card.getBoundingClientRect())
+        .map(({ left, right, top, bottom }) => ({ left, right, top, bottom })),
+    );
+  for (const [i, a] of boxes.entries())
+    for (const b of boxes.slice(i + 1))
+      expect(
+        a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top,
+        JSON.stringify([a, b]),
+      ).toBe(true);
 }
 
 test.describe("at a desk", () => {
@@ -98,9 +115,13 @@ test.describe("at a desk", () => {
     await expect(flowCard(page, 2).getByTestId("node-result")).toContainText("Ran");
     await expect(flowCard(page, 2).getByTestId("node-result")).toContainText(/\d+ ms/);
     await expect(flowCard(page, 3).getByTestId("node-result")).toContainText("Not run");
-    const condition = flowCard(page, 1).getByTestId("node-result");
-    await condition.getByText("Output").click();
-    await expect(condition.locator("pre")).toHaveText("Gold");
+    // The card says the way the condition took; its whole output is in the inspector once selected.
+    await expect(flowCard(page, 1).getByTestId("node-result")).toContainText('took branch "Gold"');
+    await flowCard(page, 1).click();
+    const stepRun = inspector.getByRole("region", { name: "Last test run" });
+    await expect(stepRun).toContainText("Ran");
+    await expect(stepRun.getByLabel("Output")).toHaveText("Gold");
+    await expectNoCardCovered(page);
     await screenshot(page, "flow-studio-run");
 
     // The JSON of the same inputs stays one click away (the card's click selected the condition).
@@ -293,5 +314,18 @@ test.describe("on a phone", () => {
     expect((await draftNodes(page, key, flow.id)).map((node) => node.id)).toEqual(["start", "greet", "out"]);
     const studio = page.getByTestId("flow-studio");
     expect(await studio.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
+
+    // A test run from its sheet; the list says how each step ran, a step's sheet shows its output.
+    await page.getByRole("button", { name: "Test run" }).click();
+    const run = page.getByRole("dialog", { name: "Test run" });
+    await run.getByRole("textbox", { name: "Name" }).fill("Ada");
+    await run.getByRole("button", { name: "Run the flow" }).click();
+    await expect(run.getByTestId("test-run-answer")).toContainText("Hello Ada");
+    await run.getByRole("button", { name: "Close test run" }).click();
+    await expect(steps.nth(1)).toContainText("Ran");
+    await page.getByRole("button", { name: "Open Greeting" }).click();
+    const stepRun = sheet.getByRole("region", { name: "Last test run" });
+    await expect(stepRun.getByLabel("Output")).toHaveText("Hello Ada");
+    await screenshot(page, "flow-studio-step-run");
   });
 });

@@ -1,14 +1,14 @@
 "use client";
 // One node on the flow canvas: its title, type, the start of its main text, what it still needs,
-// and after a test run its status, time, cost and output (expandable). A condition has a dot
+// and after a test run its status, time, cost and the start of its output (the whole output is in
+// the inspector: opened on the card, it covered the cards below). A condition has a dot
 // per branch and one for "otherwise"; dragging from its right-hand dot adds a branch.
 import { Handle, Position, useUpdateNodeInternals, type Node, type NodeProps } from "@xyflow/react";
 import { useEffect } from "react";
 import type { FlowNode } from "@/schemas/builder/builder";
-import { formatMs } from "@/components/runtime/execution-trace";
 import { branchesOf, nodeTitle, typeLabel } from "./flow-nodes";
 import type { StepChange } from "./node-changes";
-import type { NodeResult } from "./run-results";
+import { STEP_STATUS_WORDS, stepCost, type NodeResult } from "./run-results";
 
 export type CardData = {
   node: FlowNode;
@@ -19,8 +19,6 @@ export type CardData = {
   change?: StepChange;
 };
 export type Card = Node<CardData, "card">;
-
-const STATUS_WORDS = { succeeded: "Ran", failed: "Failed", skipped: "Not run" } as const;
 
 export function NodeCard({ id, data }: NodeProps<Card>) {
   const { node, bad, needs, result, change } = data;
@@ -85,23 +83,16 @@ function BranchHandles({ id, node }: { id: string; node: FlowNode }) {
 }
 
 function RunResult({ result }: { result: NodeResult }) {
-  const cost = [
-    result.latencyMs !== undefined ? formatMs(result.latencyMs) : "",
-    result.tokens ? `${result.tokens} tokens` : "",
-    result.credits !== undefined ? `${result.credits} credit${result.credits === 1 ? "" : "s"}` : "",
-    result.runs > 1 ? `${result.runs} runs` : "",
-  ].filter(Boolean);
+  const cost = stepCost(result);
+  // A condition's note says the way it took, a failure's says why: either reads better than the value.
+  const said = result.note ?? result.output;
   return (
     <span className="flow-card-run" data-testid="node-result">
-      <span className={`run-status ${result.status}`}>{STATUS_WORDS[result.status]}</span>
-      {cost.length > 0 && <span className="muted"> · {cost.join(" · ")}</span>}
-      {(result.output !== undefined || result.note) && (
-        <details className="nodrag nowheel flow-card-output">
-          <summary>Output</summary>
-          {result.note && <p className="muted">{result.note}</p>}
-          {result.output !== undefined && <pre>{result.output || "(empty)"}</pre>}
-        </details>
-      )}
+      <span>
+        <span className={`run-status ${result.status}`}>{STEP_STATUS_WORDS[result.status]}</span>
+        {cost.length > 0 && <span className="muted"> · {cost.join(" · ")}</span>}
+      </span>
+      {said !== undefined && <span className="flow-card-output">{said || "(empty)"}</span>}
     </span>
   );
 }

@@ -1,6 +1,6 @@
 "use client";
-// One flow node's fields (title, type, id, where the run goes next, its data), the same in the
-// node list (a phone's whole editor) and beside the canvas.
+// One flow node's fields (title, type, id, where the run goes next, its data) and its last test
+// run, the same in a phone's step sheet and beside the canvas.
 import { ArrowDown, ArrowUp, Trash2, X } from "lucide-react";
 import { useState } from "react";
 import { FormField, Select } from "@/components/console";
@@ -10,6 +10,8 @@ import { ConditionFields } from "./condition-fields";
 import { TextField } from "./fields";
 import { connect, disconnect, moveNode, nextIds, nodeTitle, readableId, removeNode, typeLabel } from "./flow-nodes";
 import { NodeDataFields } from "./node-data-fields";
+import type { NodeResult } from "./run-results";
+import { StepRun } from "./step-run";
 import { variablesFor } from "./variable-menu";
 
 export function NodeFields({
@@ -19,6 +21,7 @@ export function NodeFields({
   inputs = [],
   setNodes,
   onMoved,
+  result,
 }: {
   nodes: FlowNode[];
   index: number;
@@ -29,6 +32,8 @@ export function NodeFields({
   setNodes: (nodes: FlowNode[], group?: string) => void;
   /** Called with the node's new index after it moves up or down, or null when it is deleted. */
   onMoved?: (index: number | null) => void;
+  /** The step's last test run, shown under its name. */
+  result?: NodeResult;
 }) {
   const node = nodes[index]!;
   const setNode = (changes: Partial<FlowNode>, group?: string) =>
@@ -64,6 +69,7 @@ export function NodeFields({
           onMoved?.(null);
         }}
       />
+      {result && <StepRun result={result} />}
       <NodeBasics node={node} setNode={setNode} group={group} />
       <RunsNext nodes={nodes} index={index} setNodes={setNodes} />
       {node.type === "condition" ? (

@@ -1,5 +1,6 @@
-// What a test run did at each node, read from its execution's trace: the canvas shows it on the
-// cards (status, output, time, cost) and the run panel lists it.
+// What a test run did at each node, read from its execution's trace: the cards and the step list
+// say how each step ran, the inspector shows the selected step's output.
+import { formatMs } from "@/components/runtime/execution-trace";
 import type { FlowNode } from "@/schemas/builder/builder";
 import type { Execution } from "@/schemas/runs/runtime";
 
@@ -13,6 +14,19 @@ export interface NodeResult {
   credits?: number;
   /** How many times it ran (a loop's body runs once per item). */
   runs: number;
+}
+
+/** How a step ran, in the same words on its card, in the step list and in the inspector. */
+export const STEP_STATUS_WORDS = { succeeded: "Ran", failed: "Failed", skipped: "Not run" } as const;
+
+/** What a step's run cost, in words: its time, tokens, credits and, in a loop, how many runs. */
+export function stepCost(result: NodeResult): string[] {
+  return [
+    result.latencyMs !== undefined ? formatMs(result.latencyMs) : "",
+    result.tokens ? `${result.tokens} tokens` : "",
+    result.credits !== undefined ? `${result.credits} credit${result.credits === 1 ? "" : "s"}` : "",
+    result.runs > 1 ? `${result.runs} runs` : "",
+  ].filter(Boolean);
 }
 
 /** Each node's result by id: what ran (its last output), where the run failed, what did not run. */

@@ -77,6 +77,7 @@ function StudioFrame({
       inputs={inputs}
       setNodes={history.setNodes}
       onMoved={(at) => (at === null ? (setSelected(null), setSheet(null)) : setSelected(at))}
+      result={run.results?.get(nodes[index]!.id)}
     />
   );
   const testRun = <TestRunPanel flowId={id} inputs={inputs} run={run} saved={parts.saved} />;

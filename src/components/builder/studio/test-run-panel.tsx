@@ -1,6 +1,7 @@
 "use client";
 // The studio's test run: a form from the flow's declared inputs (JSON under "Advanced"), Run, and
-// what came out: the answer, the run's time, credits and tokens; each node's result is on the canvas.
+// what came out: the answer, the run's time, credits and tokens; each step's result is on its card
+// and, whole, in the inspector when the step is selected.
 import { Play } from "lucide-react";
 import Link from "next/link";
 import { Button, ErrorAlert } from "@/components/console";
@@ -51,7 +52,7 @@ export function TestRunPanel({
           </p>
           <ErrorAlert error={answer.error} />
           {!answer.error && <pre>{answer.reply || "(an empty answer)"}</pre>}
-          <p className="muted">Each step&apos;s status, output, time and cost are on its card.</p>
+          <p className="muted">Each step says how it ran; select one to read its whole output.</p>
         </div>
       )}
       <p className="muted">
