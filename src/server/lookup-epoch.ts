@@ -24,6 +24,16 @@ export class KeptAtEpoch<T> {
     return epoch !== undefined && known?.epoch === epoch ? known.value : undefined;
   }
 
+  /** What is kept under `key` and the epoch it was read at, before any epoch is read to check it against. */
+  peek(db: Db, key: string): { value: T; epoch: string } | undefined {
+    return this.byDb.get(db)?.get(key);
+  }
+
+  /** Forgets what is kept under `key`. */
+  drop(db: Db, key: string): void {
+    this.byDb.get(db)?.delete(key);
+  }
+
   /** Keeps `value`, read at `epoch`, as the newest under `key`. */
   keep(db: Db, key: string, value: T, epoch: string): T {
     let kept = this.byDb.get(db);

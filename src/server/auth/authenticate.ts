@@ -5,6 +5,7 @@ import { SCIM_SCOPE, type Role, type Scope } from "@/schemas/identity/auth";
 import { NO_FLUSH, type Db } from "@/server/db";
 import { logger } from "@/server/observability/log";
 import { AppError } from "@/server/errors";
+import { KeptAtEpoch } from "@/server/lookup-epoch";
 import { joinTickBatch } from "@/server/tick-batches";
 import type { KeyActor, RequestOrigin } from "./actor";
 import {
@@ -155,24 +156,10 @@ export const KEPT_KEYS = 10_000;
  * The keys this process has looked up, by secret hash, each with the lookup epoch of its
  * organization read with it. One is used only after the request's count read the same epoch, so a
  * revocation, a member's removal or a scope change committed before that count is never missed,
- * in any process (contract: "Key checks").
+ * in any process (contract: "Key checks"). Their count fields are the request's own and are never
+ * read from here.
  */
-const keptKeys = new WeakMap<Db, Map<string, KeyRow>>();
-
-function keptFor(db: Db): Map<string, KeyRow> {
-  let kept = keptKeys.get(db);
-  if (!kept) keptKeys.set(db, (kept = new Map()));
-  return kept;
-}
-
-/** Keeps a key as looked up (its count fields are the request's own and are never read from here). */
-function keep(db: Db, row: KeyRow, secretHash: string): KeyRow {
-  const kept = keptFor(db);
-  kept.delete(secretHash);
-  if (kept.size >= KEPT_KEYS) kept.delete(kept.keys().next().value!);
-  kept.set(secretHash, row);
-  return row;
-}
+const keptKeys = new KeptAtEpoch<KeyRow>(KEPT_KEYS);
 
 /**
  * The key check of one request. Requests that arrive together (a server under load reads many
@@ -193,15 +180,15 @@ function checkKey(db: Db, secretHash: string): Promise<{ key: CountedKey | undef
 type Counts = Map<string, { current: number; previous: number }>;
 
 async function sendKeyChecks(db: Db, checks: KeyCheck[]): Promise<void> {
-  const kept = keptFor(db);
   const position = windowAt();
+  const isKept = (hash: string) => keptKeys.peek(db, hash) !== undefined;
   const hitsOf = (hashes: Iterable<string>) => {
     const hits = new Map<string, number>();
     for (const hash of hashes) hits.set(hash, (hits.get(hash) ?? 0) + 1);
     return hits;
   };
-  const known = hitsOf(checks.map((check) => check.secretHash).filter((hash) => kept.has(hash)));
-  const unknown = hitsOf(checks.map((check) => check.secretHash).filter((hash) => !kept.has(hash)));
+  const known = hitsOf(checks.map((check) => check.secretHash).filter(isKept));
+  const unknown = hitsOf(checks.map((check) => check.secretHash).filter((hash) => !isKept(hash)));
   const keys = new Map<string, KeyRow>();
   const counts: Counts = new Map();
   try {
@@ -250,35 +237,39 @@ const lookUpAndCount: KeyStatement = async (db, hits, position, keys, counts) =>
     values: [[...hits.keys()], [...hits.values()], position.window],
   });
   for (const row of rows) {
-    keys.set(row.secret_hash, keep(db, row, row.secret_hash));
+    keys.set(row.secret_hash, keptKeys.keep(db, row.secret_hash, row, row.epoch));
     counts.set(row.secret_hash, { current: Number(row.current), previous: Number(row.previous) });
   }
 };
 
 /** Kept keys: counted, and looked up again only where their organization's epoch moved on. */
 const countKept: KeyStatement = async (db, hits, position, keys, counts) => {
-  const kept = keptFor(db);
   const hashes = [...hits.keys()];
   const { rows } = await db.pool.query<{ secret_hash: string; current: number; previous: number; epoch: string }>({
     name: "atrium_key_count",
     text: KEY_COUNT_SQL,
-    values: [hashes, [...hits.values()], position.window, hashes.map((hash) => kept.get(hash)!.organization_id)],
+    values: [
+      hashes,
+      [...hits.values()],
+      position.window,
+      hashes.map((hash) => keptKeys.peek(db, hash)!.value.organization_id),
+    ],
   });
   const stale: string[] = [];
   for (const row of rows) {
     counts.set(row.secret_hash, { current: Number(row.current), previous: Number(row.previous) });
-    const key = kept.get(row.secret_hash);
-    if (key && key.epoch === String(row.epoch)) keys.set(row.secret_hash, key);
+    const key = keptKeys.get(db, row.secret_hash, String(row.epoch));
+    if (key) keys.set(row.secret_hash, key);
     else stale.push(row.secret_hash);
   }
   if (stale.length === 0) return;
-  for (const hash of stale) kept.delete(hash);
+  for (const hash of stale) keptKeys.drop(db, hash);
   const { rows: fresh } = await db.pool.query<KeyRow & { secret_hash: string }>({
     name: "atrium_key_lookup",
     text: KEY_LOOKUP_SQL,
     values: [stale],
   });
-  for (const row of fresh) keys.set(row.secret_hash, keep(db, row, row.secret_hash));
+  for (const row of fresh) keys.set(row.secret_hash, keptKeys.keep(db, row.secret_hash, row, row.epoch));
 };
 
 /** The first check a found key fails, in the order above, or null. */
@@ -361,8 +352,8 @@ export async function authenticateApiKey(
 /** `lastUsedAt` to the minute: a write at most once a minute per key, off the request path, not waiting for a WAL flush. */
 function touchLastUsed(db: Db, key: KeyRow, secretHash: string): void {
   if (key.last_used_at && Date.now() - key.last_used_at.getTime() < LAST_USED_PRECISION_MS) return;
-  const kept = keptKeys.get(db)?.get(secretHash);
-  if (kept) kept.last_used_at = new Date();
+  const kept = keptKeys.peek(db, secretHash);
+  if (kept) kept.value.last_used_at = new Date();
   db.pool
     .query(`with no_flush as (${NO_FLUSH}) update api_keys set last_used_at = now() from no_flush where id = $1`, [
       key.id,
