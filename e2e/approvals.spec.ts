@@ -1,5 +1,5 @@
 // Approvals in the console, at both sizes: a flow's approval step pauses a refund; a member finds
-// it under Approvals, reads what the run wants to do (the step's message, its inputs and the
+// it from the home's "waiting for you" under Approvals, reads what the run wants to do (the step's message, its inputs and the
 // variables so far), approves it with a comment after confirming, and the run continues to its end
 // with the comment as the step's output. A second refund is rejected and its run fails.
 import { expect, test, type Page } from "@playwright/test";
@@ -60,8 +60,13 @@ for (const viewport of VIEWPORTS) {
       const approved = await refund("ana@example.com", 120);
       const rejected = await refund("bo@example.com", 900);
 
-      await page.goto("/approvals");
-      await expect(page.getByRole("heading", { level: 1 })).toHaveText("Approvals");
+      // The home says what waits; its link leads to the approvals.
+      await page.goto("/");
+      const waiting = page.getByRole("region", { name: "Waiting for you" });
+      await expect(waiting).toBeVisible();
+      await screenshot(page, "home-waiting");
+      await waiting.getByRole("link", { name: "2 runs wait for approval" }).click();
+      await expect(page.getByRole("heading", { level: 1 })).toHaveText("Approvals", FIRST_VISIT);
       const rows = page.getByTestId("approval-row");
       await expect(rows).toHaveCount(2);
       await expect(rows.first()).toContainText("Refund desk");

@@ -1,5 +1,5 @@
 // The owner's Monday (issue 30), at a desk and on a phone: the home page shows last week's credits
-// and turns by day, the top apps, the end users closest to their limits, failures linking to the
+// and turns by day against the week before, what the organization holds, the top apps, the end users closest to their limits, failures linking to the
 // failing runs and refused turns linking to the refused list; an app's and a portal's page show
 // their own usage, an idle app says how to get some. Axe checks every page with charts.
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
@@ -128,6 +128,11 @@ for (const viewport of VIEWPORTS) {
     const creditsChart = usage.getByTestId("usage-chart").filter({ hasText: "Credits and turns by day (UTC)" });
     await expect(creditsChart).toContainText("turns 3");
     await expect(usage.getByTestId("usage-chart").filter({ hasText: "Tokens by day (UTC)" })).toBeVisible();
+    // Each total beside the week before, when nothing ran.
+    await expect(usage.getByRole("link", { name: /Turns/ })).toContainText("3 more than the 7 days before");
+    const holdings = page.getByRole("region", { name: "In this organization" });
+    await expect(holdings.getByRole("link", { name: "4 apps" })).toHaveAttribute("href", "/apps");
+    await expect(holdings.getByRole("link", { name: "1 end user" })).toHaveAttribute("href", "/end-users");
     await expect(usage.getByTestId("usage-failures")).toContainText("1");
     await expect(usage.getByTestId("usage-refused")).toContainText("1");
     const topApps = usage.getByRole("region", { name: "Top apps" });

@@ -1,6 +1,6 @@
-// The console's home and navigation badge (overview.get): counts of the member's own
-// organization only, credits left and spent, pending reviews; and the request id that
-// console errors carry for the error alert.
+// The console's home (overview.get) and navigation badges (overview.waiting): counts of the
+// member's own organization only, credits left, whether anyone chatted, pending reviews; and the
+// request id that console errors carry for the error alert.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { newOrganization, signInCookie, trpc, trpcErrorCode } from "../helpers";
@@ -36,7 +36,7 @@ describe("overview.get", () => {
     expect(response.status).toBe(200);
     expect(response.body.result.data).toEqual({
       creditsLeft: 250,
-      creditsSpent: 0,
+      hasConversations: false,
       // newOrganization issues an organization key and the owner's personal key.
       keys: 2,
       knowledgebases: 0,
@@ -44,16 +44,15 @@ describe("overview.get", () => {
       flows: 0,
       apps: 0,
       publishedApps: 0,
-      conversations: 0,
       endUsers: 0,
       portals: 0,
       members: 1,
-      pendingReviews: 0,
-      pendingApprovals: 0,
     });
+    const waiting = await trpc("query", "overview.waiting", undefined, { cookie });
+    expect(waiting.body.result.data).toEqual({ pendingReviews: 0, pendingApprovals: 0 });
   });
 
-  it("counts only the organization's own knowledgebases (not its end users' notebooks), pending reviews and spent credits", async () => {
+  it("counts only the organization's own knowledgebases (not its end users' notebooks), whether anyone chatted and pending reviews", async () => {
     const mine = await newOrganization();
     const theirs = await newOrganization();
     await seedSomeOfEverything(mine.organization.id);
@@ -65,10 +64,18 @@ describe("overview.get", () => {
     });
     await seedSomeOfEverything(theirs.organization.id);
     await seedSomeOfEverything(theirs.organization.id);
+    await getDb().conversation.create({
+      data: { organizationId: theirs.organization.id, appId: crypto.randomUUID(), startedBy: "them" },
+    });
 
     const cookie = await signInCookie(mine.owner.email, mine.owner.password);
     const overview = (await trpc("query", "overview.get", undefined, { cookie })).body.result.data;
-    expect(overview).toMatchObject({ knowledgebases: 1, pendingReviews: 1, creditsSpent: 7 });
+    expect(overview).toMatchObject({ knowledgebases: 1, hasConversations: false });
+    const waiting = (await trpc("query", "overview.waiting", undefined, { cookie })).body.result.data;
+    expect(waiting).toEqual({ pendingReviews: 1, pendingApprovals: 0 });
+    const theirCookie = await signInCookie(theirs.owner.email, theirs.owner.password);
+    const theirOverview = (await trpc("query", "overview.get", undefined, { cookie: theirCookie })).body.result.data;
+    expect(theirOverview).toMatchObject({ knowledgebases: 2, hasConversations: true });
   });
 
   it("is refused without a session, with the request id in the error for the console to show", async () => {

@@ -10,6 +10,8 @@ export default function OverviewPage() {
   const trpc = useTRPC();
   const me = useQuery(trpc.auth.me.queryOptions());
   const overview = useQuery(trpc.overview.get.queryOptions());
+  // The navigation's badges read the same, on every page.
+  const pending = useQuery(trpc.overview.waiting.queryOptions()).data;
   const organization = me.data?.organization;
   const counts = overview.data;
 
@@ -20,22 +22,35 @@ export default function OverviewPage() {
         { done: counts.agents > 0, label: "Build an agent", href: "/agents" },
         { done: counts.apps > 0, label: "Make an app", href: "/apps" },
         { done: counts.publishedApps > 0, label: "Publish the app", href: "/apps" },
-        { done: counts.conversations > 0, label: "Chat with it", href: "/chat" },
+        { done: counts.hasConversations, label: "Chat with it", href: "/chat" },
       ]
     : [];
-  const stats = counts
+  // What the organization holds, each a way into its page.
+  const inventory = counts
     ? [
-        { label: "Credits left", value: counts.creditsLeft, href: "/settings" },
-        { label: "Credits spent", value: counts.creditsSpent, href: "/executions" },
-        { label: "Pending reviews", value: counts.pendingReviews, href: "/reviews" },
-        { label: "Knowledgebases", value: counts.knowledgebases, href: "/knowledge" },
-        { label: "Agents", value: counts.agents, href: "/agents" },
-        { label: "Flows", value: counts.flows, href: "/flows" },
-        { label: "Apps", value: counts.apps, href: "/apps" },
-        { label: "End users", value: counts.endUsers, href: "/end-users" },
-        { label: "Portals", value: counts.portals, href: "/portals" },
-        { label: "Members", value: counts.members, href: "/members" },
+        { count: counts.apps, one: "app", many: "apps", href: "/apps" },
+        { count: counts.agents, one: "agent", many: "agents", href: "/agents" },
+        { count: counts.flows, one: "flow", many: "flows", href: "/flows" },
+        { count: counts.knowledgebases, one: "knowledgebase", many: "knowledgebases", href: "/knowledge" },
+        { count: counts.endUsers, one: "end user", many: "end users", href: "/end-users" },
+        { count: counts.portals, one: "portal", many: "portals", href: "/portals" },
+        { count: counts.members, one: "member", many: "members", href: "/members" },
       ]
+    : [];
+  // What waits on a person here, said only when something does.
+  const waiting = pending
+    ? [
+        {
+          count: pending.pendingReviews,
+          words: pending.pendingReviews === 1 ? "knowledge edit waits for review" : "knowledge edits wait for review",
+          href: "/reviews",
+        },
+        {
+          count: pending.pendingApprovals,
+          words: pending.pendingApprovals === 1 ? "run waits for approval" : "runs wait for approval",
+          href: "/approvals",
+        },
+      ].filter((item) => item.count > 0)
     : [];
   const remaining = steps.filter((step) => !step.done).length;
 
@@ -48,11 +63,35 @@ export default function OverviewPage() {
             <>
               Plan <strong>{organization.plan}</strong> · developer API{" "}
               {organization.plan === "free" ? "not included in this plan" : organization.apiEnabled ? "on" : "off"}
+              {counts && (
+                <>
+                  {" · "}
+                  <Link href="/settings" data-testid="credits-left">
+                    {counts.creditsLeft.toLocaleString()} credits left
+                  </Link>
+                </>
+              )}
             </>
           )
         }
       />
       <ErrorAlert error={me.error ?? overview.error} />
+      {waiting.length > 0 && (
+        <section className="waiting" aria-labelledby="waiting-heading">
+          <h2 id="waiting-heading" className="visually-hidden">
+            Waiting for you
+          </h2>
+          <ul>
+            {waiting.map((item) => (
+              <li key={item.href}>
+                <Link href={item.href}>
+                  <strong>{item.count.toLocaleString()}</strong> {item.words}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
       {counts && remaining > 0 && (
         <Panel title="Getting started" headingId="getting-started">
           <p className="muted">
@@ -73,19 +112,21 @@ export default function OverviewPage() {
           </ol>
         </Panel>
       )}
+      <UsageOverview />
       {counts && (
-        <section aria-label="Counts">
-          <div className="stat-grid">
-            {stats.map((stat) => (
-              <Link key={stat.label} className="stat" href={stat.href}>
-                <span className="stat-value">{stat.value.toLocaleString()}</span>
-                <span className="stat-label">{stat.label}</span>
-              </Link>
+        <section className="inventory" aria-labelledby="inventory-heading">
+          <h2 id="inventory-heading">In this organization</h2>
+          <ul>
+            {inventory.map((item) => (
+              <li key={item.href}>
+                <Link href={item.href}>
+                  <strong>{item.count.toLocaleString()}</strong> {item.count === 1 ? item.one : item.many}
+                </Link>
+              </li>
             ))}
-          </div>
+          </ul>
         </section>
       )}
-      <UsageOverview />
       <p className="muted">
         The REST API lives at <code>/api/v1</code>. Create a key on the <Link href="/keys">API keys</Link> page and read
         the <Link href="/docs">API docs</Link>.

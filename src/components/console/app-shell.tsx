@@ -144,7 +144,7 @@ export function ConsoleShell({ email, role, children }: { email: string; role: R
   const pathname = usePathname();
   const router = useRouter();
   const trpc = useTRPC();
-  const overview = useQuery(trpc.overview.get.queryOptions());
+  const waiting = useQuery(trpc.overview.waiting.queryOptions());
   const signOut = useMutation(trpc.auth.signOut.mutationOptions({ onSuccess: () => router.replace("/sign-in") }));
   // On a phone the links fold behind the Menu button; moving to another page folds them again.
   const [open, setOpen] = usePageState(false);
@@ -197,7 +197,7 @@ export function ConsoleShell({ email, role, children }: { email: string; role: R
                     <h2>{group.label}</h2>
                     <ul>
                       {links.map((link) => {
-                        const count = link.badge ? overview.data?.[link.badge] : undefined;
+                        const count = link.badge ? waiting.data?.[link.badge] : undefined;
                         return (
                           <li key={link.href}>
                             <Link href={link.href} aria-current={isCurrent(pathname, link.href) ? "page" : undefined}>

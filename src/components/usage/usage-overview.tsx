@@ -1,6 +1,7 @@
 "use client";
 // The console home's usage: credits and turns by day (by week beyond a month) over the chosen range (last 7 days by
-// default), the top apps, tokens by model, the end users closest to their limits, failures and refused turns.
+// default), each total beside the same length of time before it, the top apps, tokens by model, the end users
+// closest to their limits, failures and refused turns.
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { Suspense } from "react";
@@ -25,9 +26,18 @@ function Overview() {
   const usage = useQuery(
     trpc.usage.get.queryOptions({ from: range.from, to: range.to, interval: range.interval, groupBy: "app" }),
   );
+  // The same length of time just before the range, for the totals to be read against.
+  const previous = useQuery(
+    trpc.usage.get.queryOptions({
+      from: new Date(2 * Date.parse(range.from) - Date.parse(range.to)).toISOString(),
+      to: range.from,
+      interval: range.interval,
+    }),
+  );
   const nearLimit = useQuery(trpc.usage.nearLimit.queryOptions({ limit: 5 }));
   const report = usage.data;
   const refused = report ? refusedTotal(report.refusals) : 0;
+  const before = previous.data && { ...previous.data.totals, refused: refusedTotal(previous.data.refusals) };
   const ran =
     report && (report.totals.credits > 0 || report.totals.turns > 0 || report.totals.transactions > 0 || refused > 0);
 
@@ -48,18 +58,22 @@ function Overview() {
             <Link className="stat" href="/executions">
               <span className="stat-value">{report.totals.credits.toLocaleString()}</span>
               <span className="stat-label">Credits spent</span>
+              <Change now={report.totals.credits} before={before?.credits} days={range.days} />
             </Link>
             <Link className="stat" href="/executions">
               <span className="stat-value">{report.totals.turns.toLocaleString()}</span>
               <span className="stat-label">Turns</span>
+              <Change now={report.totals.turns} before={before?.turns} days={range.days} />
             </Link>
             <Link className="stat" href={executionsHref({ status: FAILURES })} data-testid="usage-failures">
               <span className="stat-value">{report.totals.failures.toLocaleString()}</span>
               <span className="stat-label">Failures: see them</span>
+              <Change now={report.totals.failures} before={before?.failures} days={range.days} />
             </Link>
             <Link className="stat" href={executionsHref({ status: REFUSED })} data-testid="usage-refused">
               <span className="stat-value">{refused.toLocaleString()}</span>
               <span className="stat-label">Refused before running: see them</span>
+              <Change now={refused} before={before?.refused} days={range.days} />
             </Link>
           </div>
           <UsageBars
@@ -133,6 +147,22 @@ function Overview() {
         ]}
       />
     </Panel>
+  );
+}
+
+/** A total against the same number of days before the range: "3 more than the 7 days before". */
+function Change({ now, before, days }: { now: number; before: number | undefined; days: number }) {
+  if (before === undefined) return null;
+  const span = days === 1 ? "the day before" : `the ${days} days before`;
+  const difference = now - before;
+  const words =
+    difference === 0
+      ? `Same as ${span}`
+      : `${Math.abs(difference).toLocaleString()} ${difference > 0 ? "more" : "fewer"} than ${span}`;
+  return (
+    <span className="stat-change" data-testid="stat-change">
+      {words}
+    </span>
   );
 }
 

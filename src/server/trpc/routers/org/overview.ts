@@ -1,9 +1,10 @@
-// The console's home and navigation badge; console only (no REST path).
-import { Overview } from "@/schemas/org/overview";
-import { getOverview } from "@/server/services/org/overview";
+// The console's home and navigation badges; console only (no REST path).
+import { Overview, Waiting } from "@/schemas/org/overview";
+import { getOverview, getWaiting } from "@/server/services/org/overview";
 import { router } from "../../init";
 import { memberCalls } from "../../service-procedures";
 
 export const overviewRouter = router({
   get: memberCalls.query(getOverview, Overview),
+  waiting: memberCalls.query(getWaiting, Waiting),
 });
