@@ -116,6 +116,7 @@ const READS_AND_RUNS = new Set([
   "listModels",
   "getOrganization",
   "getOverview",
+  "getWaiting",
   "getPage",
   "listRevisions",
   "effectiveAccess",
