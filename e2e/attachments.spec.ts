@@ -63,9 +63,19 @@ for (const viewport of VIEWPORTS) {
       // The answer cites the attachment; its citation opens the PDF's passage.
       const sources = answer.getByRole("list", { name: "Sources" });
       await expect(sources).toContainText("Drill manual");
+      const columnWidth = (await box.boundingBox())!.width;
       await sources.getByRole("button").first().click();
       const panel = page.getByTestId("citation-panel");
       await expect(panel).toContainText("Source 1 · Attached file");
+      if (viewport.name === "desktop") {
+        // Beside the panel the conversation keeps its width, and nothing of it is under the panel.
+        expect((await box.boundingBox())!.width).toBeCloseTo(columnWidth, 0);
+        const { x: panelLeft } = (await panel.boundingBox())!;
+        for (const part of [answer, box]) {
+          const { x, width } = (await part.boundingBox())!;
+          expect(x + width).toBeLessThanOrEqual(panelLeft);
+        }
+      }
       await expect(panel).toContainText("seven years from the date of purchase");
       expect(await seriousA11yViolations(page)).toEqual([]);
       await screenshot(page, "portal-chat-attachment-cited");
