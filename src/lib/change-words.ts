@@ -51,6 +51,67 @@ const VERB_WORDS: Record<string, string> = {
   deploy: "made live",
   rename: "renamed",
   revoke: "revoked",
+  add: "added",
+  remove: "removed",
+  accept: "accepted",
+  approve: "approved",
+  reject: "rejected",
+  archive: "archived",
+  cancel: "cancelled",
+  dismiss: "dismissed",
+  erase: "erased",
+  export: "exported",
+  hide: "hidden",
+  link: "linked",
+  resend: "sent again",
+  replay: "sent again",
+  retry: "retried",
+  suspend: "suspended",
+  upload: "uploaded",
+  sign_in: "signed in",
+  complete: "completed",
+  failed: "failed",
+  move: "moved",
+  reactivate: "reactivated",
+  test: "tested",
+  tests_update: "tests edited",
+  dataset_import: "dataset imported",
+  dataset_delete: "dataset deleted",
+  member_add: "member added",
+  member_remove: "member removed",
+  admission_add: "admission added",
+  admission_remove: "admission removed",
+  role_change: "role changed",
+  password_change: "password changed",
+  password_reset: "password reset",
+  rotate_secret: "secret rotated",
+  embed_secret_rotate: "embed secret rotated",
+  metadata_refresh: "metadata refreshed",
+};
+
+/** What a thing is called in a line of activity, where its type's words would read wrong. */
+const TYPE_WORDS: Record<string, string> = {
+  execution: "Run",
+  sso_connection: "SSO connection",
+  conversation: "Conversation",
+};
+
+/** Actions that read better as a whole than as their thing and verb. */
+const ACTION_WORDS: Record<string, string> = {
+  "end_user.export_mail": "End user's data mailed to them",
+  "subscription.bonus_credits": "Bonus credits given",
+  "execution.await_approval": "Run paused for approval",
+  "execution.feedback": "Feedback given on a run",
+  "directory.sync_failed": "Directory sync failed",
+  "retention.sweep": "Old data deleted under the retention policy",
+  "source.ready": "Source indexed",
+  "source.failed": "Source could not be indexed",
+  "portal.embed_sign_in": "Signed in through the embedded chat",
+  "member.notification_email": "Notification emails changed",
+  "member.mfa_enroll": "Two-step sign-in set up",
+  "member.mfa_verify": "Two-step sign-in confirmed",
+  "member.mfa_remove": "Two-step sign-in turned off",
+  "member.mfa_reset": "Two-step sign-in reset",
 };
 
 /** "systemInstruction" → "Instructions"; a field not in the table reads as its words ("someField" → "Some field"). */
@@ -75,8 +136,10 @@ export function doorWords(door: string): string {
 
 /** "agent.publish" → "Agent published"; an action of another shape is left as it is. */
 export function actionWords(action: string): string {
+  if (ACTION_WORDS[action]) return ACTION_WORDS[action];
   const [type, verb] = action.split(".");
   if (!type || !verb || !VERB_WORDS[verb]) return action;
+  if (TYPE_WORDS[type]) return `${TYPE_WORDS[type]} ${VERB_WORDS[verb]}`;
   const thing = fieldWords(type).toLowerCase();
   return `${thing.charAt(0).toUpperCase()}${thing.slice(1)} ${VERB_WORDS[verb]}`;
 }

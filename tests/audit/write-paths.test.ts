@@ -12,6 +12,7 @@ vi.hoisted(() => {
 });
 
 import { generate } from "otplib";
+import { actionWords } from "@/lib/change-words";
 import type { KeyActor, MemberActor, OperatorActor } from "@/server/auth/actor";
 import { hashSecret } from "@/server/auth/secrets";
 import { openSecret } from "@/server/secret-box";
@@ -925,5 +926,16 @@ describe("every write path records an event", () => {
     expect(
       events.map((event) => ({ actorType: event.actorType, door: event.door, outcome: event.outcome })),
     ).toContainEqual({ ...expected, outcome: "success" });
+  });
+
+  // Runs after the scenarios above, in order: what they recorded is every kind of event there is.
+  it("records no action the console's activity lists cannot put in words", async () => {
+    const recorded = await getDb().auditEvent.findMany({
+      where: { organizationId: world.tenant.organization.id },
+      distinct: ["action"],
+      select: { action: true },
+    });
+    expect(recorded.length).toBeGreaterThan(50);
+    expect(recorded.map((event) => event.action).filter((action) => actionWords(action) === action)).toEqual([]);
   });
 });

@@ -43,6 +43,12 @@ describe("change words", () => {
     expect(actionWords("end_user.create")).toBe("End user created");
     expect(actionWords("flow.deploy")).toBe("Flow made live");
     expect(actionWords("page.approve_bulk")).toBe("page.approve_bulk");
+    expect(actionWords("end_user.sign_in")).toBe("End user signed in");
+    expect(actionWords("execution.approve")).toBe("Run approved");
+    expect(actionWords("execution.await_approval")).toBe("Run paused for approval");
+    expect(actionWords("sso_connection.metadata_refresh")).toBe("SSO connection metadata refreshed");
+    expect(actionWords("subscription.bonus_credits")).toBe("Bonus credits given");
+    expect(actionWords("user_group.member_add")).toBe("User group member added");
   });
 
   it("says how long ago, then the date", () => {
