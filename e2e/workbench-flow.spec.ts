@@ -134,6 +134,13 @@ for (const viewport of VIEWPORTS) {
       await screenshot(page, `workbench-flow-run-${viewport.name}`);
       if (phone) await run.getByRole("button", { name: "Close test run" }).click();
 
+      // The search step shows what it was given in that run: its query, rendered.
+      const searched = (await open(1)).getByRole("region", { name: "Last test run" });
+      await expect(searched.getByLabel("Input")).toHaveText("refunds");
+      await expect(searched.getByLabel("Output")).toContainText("Refunds are paid within 14 days.");
+      await screenshot(page, `workbench-flow-step-input-${viewport.name}`);
+      await close();
+
       // Deleting the template leaves the output reading a node that is gone: kept in the browser, not
       // sent. Undoing the deletion brings the node back, with its text and connections, and saves.
       if (phone) {

@@ -274,7 +274,7 @@ describe("flows in conversations", () => {
 });
 
 describe("a knowledge_search node in the trace", () => {
-  it("names the passages it found, by page or document title, beside its output", async () => {
+  it("names the passages it found, by page or document title, beside its output and its query", async () => {
     const tenant = await newOrganization();
     const key = tenant.orgKey.secret;
     const knowledgebaseId = await newKnowledgebase(tenant);
@@ -287,7 +287,8 @@ describe("a knowledge_search node in the trace", () => {
       inputs: [{ key: "q", label: "Question", type: "text", required: true }],
       nodes: [
         { id: "start", type: "trigger_start", data: {} },
-        { id: "search", type: "knowledge_search", data: { knowledgebaseId, query: "{{inputs.q}}" } },
+        { id: "search", type: "knowledge_search", data: { knowledgebaseId, query: "{{inputs.q}} policy" } },
+        { id: "answer", type: "llm", data: { prompt: "Say in one line how “{{inputs.q}}” work." } },
         { id: "out", type: "output", data: { value: "{{nodes.search.output}}" } },
       ],
     });
@@ -315,6 +316,11 @@ describe("a knowledge_search node in the trace", () => {
       },
     ]);
     expect(search.output).toContain("Refunds are paid within 14 days");
+    // What each step was given, as rendered: the search its query, the model step its prompt.
+    expect(search.input).toBe("refunds policy");
+    const answer = execution.trace.find((entry: { id: string }) => entry.id === "answer");
+    expect(answer.input).toBe("Say in one line how “refunds” work.");
+    expect(execution.trace.find((entry: { id: string }) => entry.id === "out")).not.toHaveProperty("input");
   });
 
   it("keeps where an agent's passages were found: the document, the headings above the passage and how it starts", async () => {

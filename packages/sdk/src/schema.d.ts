@@ -3930,6 +3930,8 @@ export interface components {
                 }[];
                 /** @description Why the step found or did less than asked, e.g. a knowledgebase not found in the organization */
                 note?: string;
+                /** @description What the step was given (its first 4,096 characters): a flow's model step its prompt as rendered, a knowledge search its query, a tool call its arguments */
+                input?: string;
                 /** @description The step's output (its first 4,096 characters) */
                 output: string;
                 inputTokens?: number;

@@ -6,6 +6,8 @@ import type { Execution } from "@/schemas/runs/runtime";
 
 export interface NodeResult {
   status: "succeeded" | "failed" | "skipped";
+  /** What the step was given (a model's prompt as rendered, a search's query), when it says. */
+  input?: string;
   output?: string;
   note?: string;
   latencyMs?: number;
@@ -56,6 +58,7 @@ export function nodeResults(execution: Execution, nodes: FlowNode[]): Map<string
         node.id,
         {
           status: "succeeded",
+          ...(last.input !== undefined ? { input: last.input } : {}),
           output: last.output,
           note: last.note,
           latencyMs: ran.reduce((sum, entry) => sum + entry.latencyMs, 0),

@@ -1,5 +1,6 @@
 // The selected step's last test run, in the inspector (or the step's sheet on a phone): how it
-// ran, what it cost, and its whole output, where there is room to read it.
+// ran, what it cost, what it was given (a model's prompt as rendered) and its whole output, where
+// there is room to read them.
 import { STEP_STATUS_WORDS, stepCost, type NodeResult } from "./run-results";
 
 export function StepRun({ result }: { result: NodeResult }) {
@@ -15,7 +16,18 @@ export function StepRun({ result }: { result: NodeResult }) {
         <p className="muted">The run went another way, or stopped before this step.</p>
       )}
       {result.note && <p>{result.note}</p>}
-      {result.output !== undefined && <pre aria-label="Output">{result.output || "(empty)"}</pre>}
+      {result.input !== undefined && (
+        <>
+          <h4 id="step-run-input">Input</h4>
+          <pre aria-labelledby="step-run-input">{result.input || "(empty)"}</pre>
+        </>
+      )}
+      {result.output !== undefined && (
+        <>
+          <h4 id="step-run-output">Output</h4>
+          <pre aria-labelledby="step-run-output">{result.output || "(empty)"}</pre>
+        </>
+      )}
     </section>
   );
 }

@@ -55,6 +55,12 @@ export function ExecutionTrace({ execution }: { execution: Execution }) {
                   </ol>
                 </details>
               ) : null}
+              {entry.input && (
+                <details className="trace-step-input" data-testid="trace-input">
+                  <summary className="muted">{entry.kind === "tool" ? "Arguments" : "Input"}</summary>
+                  <div className="trace-step-output">{entry.input}</div>
+                </details>
+              )}
               {entry.output && <div className="trace-step-output">{entry.output}</div>}
             </li>
           ))}

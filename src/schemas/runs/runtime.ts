@@ -210,6 +210,10 @@ const TraceEntry = z.object({
   note: z.string().optional().meta({
     description: "Why the step found or did less than asked, e.g. a knowledgebase not found in the organization",
   }),
+  input: z.string().optional().meta({
+    description:
+      "What the step was given (its first 4,096 characters): a flow's model step its prompt as rendered, a knowledge search its query, a tool call its arguments",
+  }),
   output: z.string().meta({ description: "The step's output (its first 4,096 characters)" }),
   inputTokens: z.number().int().optional(),
   outputTokens: z.number().int().optional(),

@@ -22,7 +22,7 @@ export interface TraceEntry {
   passages?: string[];
   /** Where the retrieved passages were found, and how each starts. */
   retrieved?: TracePassage[];
-  /** A tool call's arguments (JSON, truncated). */
+  /** What the step was given (truncated): a model step's rendered prompt, a search's query, a tool call's arguments (JSON). */
   input?: string;
   /** Why an entry found or did less than asked (e.g. a knowledgebase not found in the organization). */
   note?: string;

@@ -58,6 +58,8 @@ interface NodeRun {
 interface NodeOutcome {
   output: string;
   next?: string[];
+  /** What the step was given, where it is more than its data: a model's prompt, a search's query. */
+  input?: string;
   note?: string;
   passages?: string[];
   found?: TracePassage[];
@@ -101,7 +103,7 @@ async function runNode(
   };
   const text = (key: string) => render(String(data[key] ?? ""), scope, RUN_LIMITS.nodeOutputChars, tooLong);
   const turn: NodeTurn = { ctx, doc, node, scope, where, label, data, nodeLimit, tooLong, text };
-  const { output, next, note, passages, found, tokens = {} } = await nodeOutcome(turn);
+  const { output, next, input, note, passages, found, tokens = {} } = await nodeOutcome(turn);
   checkpoint(ctx);
   if (output.length > maxOutput) tooLong();
   ctx.used.outputChars += output.length;
@@ -113,6 +115,7 @@ async function runNode(
     name: `${doc.name} › ${label} (${node.type})`,
     ...(passages ? { passages } : {}),
     ...(found?.length ? { retrieved: found } : {}),
+    ...(input !== undefined ? { input: forTrace(input) } : {}),
     ...(note ? { note } : {}),
     output: forTrace(output),
     ...tokens,
@@ -169,22 +172,40 @@ async function nodeOutcome(turn: NodeTurn): Promise<NodeOutcome> {
   }
 }
 
-/** A model's answer to the node's prompt (the offline model reads the step's own input). */
+/**
+ * A model's answer to the node's prompt (the offline model reads the step's own input); the
+ * trace shows the prompt as rendered either way.
+ */
 async function llmOutcome({ ctx, data, scope, nodeLimit, text }: NodeTurn): Promise<NodeOutcome> {
   const model = await runModel(ctx, typeof data.model === "string" ? data.model : BUILTIN_MODEL_ID);
+  const prompt = String(data.prompt ?? "");
   const asked =
-    model.id === BUILTIN_MODEL_ID
-      ? offlineStepInput(String(data.prompt ?? ""), scope)
-      : { message: text("prompt"), knowledge: [] };
+    model.id === BUILTIN_MODEL_ID ? offlineStepInput(prompt, scope) : { message: text("prompt"), knowledge: [] };
   const { text: output, tokens } = await answer(ctx, [model], { system: "", history: [], ...asked }, nodeLimit);
-  return { output, tokens };
+  const input = model.id === BUILTIN_MODEL_ID ? renderedForTrace(prompt, scope) : asked.message;
+  return { input, output, tokens };
+}
+
+/** A template as rendered, for the trace; past what the trace keeps, the template's own start. */
+function renderedForTrace(template: string, scope: TemplateScope): string {
+  const past = new RangeError("past what the trace keeps");
+  try {
+    return render(template, scope, RUN_LIMITS.traceOutputChars, () => {
+      throw past;
+    });
+  } catch (error) {
+    if (error !== past) throw error;
+    return `${template.slice(0, RUN_LIMITS.traceOutputChars)}… (longer rendered than the trace keeps)`;
+  }
 }
 
 /** The passages the node's query finds, kept in the scope for the nodes after it. */
 async function knowledgeSearchOutcome({ ctx, node, data, scope, text }: NodeTurn): Promise<NodeOutcome> {
-  const retrieved = await retrieveOnce(ctx, [String(data.knowledgebaseId)], text("query"));
+  const query = text("query");
+  const retrieved = await retrieveOnce(ctx, [String(data.knowledgebaseId)], query);
   (scope.passages ??= {})[node.id] = retrieved.passages;
   return {
+    input: query,
     note: missingNote(retrieved.missing),
     output: retrieved.passages.map((p) => `${p.title}: ${p.text}`).join("\n\n"),
     passages: retrieved.passages.map((p) => p.title),
