@@ -323,6 +323,8 @@ test.describe("on a phone", () => {
     await expect(run.getByTestId("test-run-answer")).toContainText("Hello Ada");
     await run.getByRole("button", { name: "Close test run" }).click();
     await expect(steps.nth(1)).toContainText("Ran");
+    await expect(steps.nth(1)).toContainText("Hello Ada");
+    await screenshot(page, "flow-studio-steps-ran");
     await page.getByRole("button", { name: "Open Greeting" }).click();
     const stepRun = sheet.getByRole("region", { name: "Last test run" });
     await expect(stepRun.getByLabel("Output")).toHaveText("Hello Ada");

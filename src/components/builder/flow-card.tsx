@@ -40,7 +40,7 @@ export function NodeCard({ id, data }: NodeProps<Card>) {
       )}
       {text && <span className="flow-card-text">{text}</span>}
       {needs.length > 0 && <span className="flow-card-needs">needs {needs.join(" and ")}</span>}
-      {result && <RunResult result={result} />}
+      {result && <StepResultLine result={result} />}
       {node.type === "condition" ? (
         <BranchHandles id={id} node={node} />
       ) : (
@@ -82,17 +82,18 @@ function BranchHandles({ id, node }: { id: string; node: FlowNode }) {
   );
 }
 
-function RunResult({ result }: { result: NodeResult }) {
+/** How a step ran, what it cost and the start of what it said, on a card and in the list of steps. */
+export function StepResultLine({ result }: { result: NodeResult }) {
   const cost = stepCost(result);
   // A condition's note says the way it took, a failure's says why: either reads better than the value.
   const said = result.note ?? result.output;
   return (
-    <span className="flow-card-run" data-testid="node-result">
+    <span className="step-result" data-testid="node-result">
       <span>
         <span className={`run-status ${result.status}`}>{STEP_STATUS_WORDS[result.status]}</span>
         {cost.length > 0 && <span className="muted"> · {cost.join(" · ")}</span>}
       </span>
-      {said !== undefined && <span className="flow-card-output">{said || "(empty)"}</span>}
+      {said !== undefined && <span className="step-result-output">{said || "(empty)"}</span>}
     </span>
   );
 }

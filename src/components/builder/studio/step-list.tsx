@@ -5,7 +5,8 @@ import { ArrowDown, ArrowUp, ChevronRight, Trash2 } from "lucide-react";
 import type { FlowNode } from "@/schemas/builder/builder";
 import { branchesOf, moveNode, nextIds, nodeTitle, removeNode, typeLabel } from "../flow-nodes";
 import type { StepChange } from "../node-changes";
-import { STEP_STATUS_WORDS, type NodeResult } from "../run-results";
+import { StepResultLine } from "../flow-card";
+import type { NodeResult } from "../run-results";
 import { Button } from "@/components/console";
 
 /** Where the run goes after a step, in words: "then Answer", "gold → Reply, otherwise → Decline". */
@@ -77,7 +78,7 @@ export function StepList({
                 </span>
                 <span className="muted">{goesTo(nodes, index)}</span>
                 {needs.length > 0 && <span className="step-needs">needs {needs.join(" and ")}</span>}
-                {result && <span className={`run-status ${result.status}`}>{STEP_STATUS_WORDS[result.status]}</span>}
+                {result && <StepResultLine result={result} />}
               </span>
               <ChevronRight size={18} aria-hidden />
             </Button>
