@@ -141,6 +141,9 @@ for (const viewport of VIEWPORTS) {
     const results = page.getByTestId("search-results");
     await expect(results.getByRole("link", { name: "Refund policy" })).toBeVisible();
     await expect(results.getByRole("link", { name: "Shipping guide" })).toBeVisible();
+    // The passage reads as the page does, without the markdown's heading marks.
+    await expect(results).toContainText("Returned parcels");
+    await expect(results).not.toContainText("##");
     await screenshot(page, "knowledge-search");
     await results.getByRole("link", { name: "Shipping guide" }).click();
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("Shipping guide");

@@ -6,6 +6,7 @@ import { FileText, Search } from "lucide-react";
 import Link from "next/link";
 import { useWatch } from "react-hook-form";
 import { Button, ErrorAlert, fieldProblem, FormField, Panel, useZodForm } from "@/components/console";
+import { withoutHeadingMarks } from "@/lib/passage-text";
 import { useTRPC } from "@/lib/trpc";
 import { SearchInput } from "@/schemas/knowledge/knowledgebase";
 import "./knowledge.css";
@@ -15,7 +16,9 @@ import { MAX_SEARCH_QUERY_CHARS } from "@/schemas/limits";
 function Snippet({ text }: { text: string }) {
   return (
     <p className="snippet">
-      {text.split("**").map((part, index) => (index % 2 === 1 ? <mark key={index}>{part}</mark> : part))}
+      {withoutHeadingMarks(text)
+        .split("**")
+        .map((part, index) => (index % 2 === 1 ? <mark key={index}>{part}</mark> : part))}
     </p>
   );
 }

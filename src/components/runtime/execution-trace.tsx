@@ -5,6 +5,7 @@ import { ErrorAlert } from "@/components/console";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
+import { withoutHeadingMarks } from "@/lib/passage-text";
 import { useTRPC } from "@/lib/trpc";
 import type { Execution, TracePassage } from "@/schemas/runs/runtime";
 import "@/components/knowledge/knowledge.css";
@@ -80,7 +81,7 @@ function RetrievedPassage({ passage }: { passage: TracePassage }) {
     <li data-testid="trace-passage">
       <Link href={href}>{passage.title}</Link>
       {passage.heading && <span className="muted"> › {passage.heading.split(" > ").join(" › ")}</span>}
-      <blockquote className="trace-snippet">{passage.snippet}</blockquote>
+      <blockquote className="trace-snippet">{withoutHeadingMarks(passage.snippet)}</blockquote>
     </li>
   );
 }
