@@ -8,7 +8,8 @@ import { useEffect } from "react";
 import type { FlowNode } from "@/schemas/builder/builder";
 import { branchesOf, nodeTitle, typeLabel } from "./flow-nodes";
 import type { StepChange } from "./node-changes";
-import { STEP_STATUS_WORDS, stepCost, type NodeResult } from "./run-results";
+import type { NodeResult } from "./run-results";
+import { StepResultLine } from "./step-run";
 
 export type CardData = {
   node: FlowNode;
@@ -79,21 +80,5 @@ function BranchHandles({ id, node }: { id: string; node: FlowNode }) {
       ))}
       <Handle id="add" type="source" position={Position.Right} className="add-branch" title="Drag to add a branch" />
     </>
-  );
-}
-
-/** How a step ran, what it cost and the start of what it said, on a card and in the list of steps. */
-export function StepResultLine({ result }: { result: NodeResult }) {
-  const cost = stepCost(result);
-  // A condition's note says the way it took, a failure's says why: either reads better than the value.
-  const said = result.note ?? result.output;
-  return (
-    <span className="step-result" data-testid="node-result">
-      <span>
-        <span className={`run-status ${result.status}`}>{STEP_STATUS_WORDS[result.status]}</span>
-        {cost.length > 0 && <span className="muted"> · {cost.join(" · ")}</span>}
-      </span>
-      {said !== undefined && <span className="step-result-output">{said || "(empty)"}</span>}
-    </span>
   );
 }

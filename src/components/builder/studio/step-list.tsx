@@ -5,7 +5,7 @@ import { ArrowDown, ArrowUp, ChevronRight, Trash2 } from "lucide-react";
 import type { FlowNode } from "@/schemas/builder/builder";
 import { branchesOf, moveNode, nextIds, nodeTitle, removeNode, typeLabel } from "../flow-nodes";
 import type { StepChange } from "../node-changes";
-import { StepResultLine } from "../flow-card";
+import { StepResultLine } from "../step-run";
 import type { NodeResult } from "../run-results";
 import { Button } from "@/components/console";
 
