@@ -130,6 +130,8 @@ for (const viewport of VIEWPORTS) {
     await expect(usage.getByTestId("usage-chart").filter({ hasText: "Tokens by day (UTC)" })).toBeVisible();
     // Each total beside the week before, when nothing ran.
     await expect(usage.getByRole("link", { name: /Turns/ })).toContainText("3 more than the 7 days before");
+    await expect(page.getByTestId("credits-left")).toHaveText(/^[\d,]+ credits left$/);
+    await expect(page.getByTestId("credits-left")).toHaveAttribute("href", "/settings");
     const holdings = page.getByRole("region", { name: "In this organization" });
     await expect(holdings.getByRole("link", { name: "4 apps" })).toHaveAttribute("href", "/apps");
     await expect(holdings.getByRole("link", { name: "1 end user" })).toHaveAttribute("href", "/end-users");

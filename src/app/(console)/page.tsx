@@ -67,7 +67,7 @@ export default function OverviewPage() {
                 <>
                   {" · "}
                   <Link href="/settings" data-testid="credits-left">
-                    {counts.creditsLeft.toLocaleString()} credits left
+                    {counts.creditsLeft.toLocaleString()} credit{counts.creditsLeft === 1 ? "" : "s"} left
                   </Link>
                 </>
               )}
