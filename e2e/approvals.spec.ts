@@ -1,7 +1,8 @@
 // Approvals in the console, at both sizes: a flow's approval step pauses a refund; a member finds
-// it from the home's "waiting for you" under Approvals, reads what the run wants to do (the step's message, its inputs and the
-// variables so far), approves it with a comment after confirming, and the run continues to its end
-// with the comment as the step's output. A second refund is rejected and its run fails.
+// it from the home's "waiting for you" under Approvals, reads what the run wants to do (the step's
+// message, its inputs and the variables so far), approves it with a comment after confirming, and
+// the run continues to its end with the comment as the step's output. A second refund is rejected
+// and its run fails.
 import { expect, test, type Page } from "@playwright/test";
 import { api, FIRST_VISIT, screenshot, signedInDemo, VIEWPORTS } from "./fixtures";
 
@@ -64,8 +65,14 @@ for (const viewport of VIEWPORTS) {
       await page.goto("/");
       const waiting = page.getByRole("region", { name: "Waiting for you" });
       await expect(waiting).toBeVisible();
+      // It appears with the heading above it whole: nothing arriving later moves it under a finger.
+      const link = waiting.getByRole("link", { name: "2 runs wait for approval" });
+      const appeared = await link.boundingBox();
+      await expect(page.getByTestId("credits-left")).toBeVisible();
+      await expect(page.getByRole("region", { name: "Usage", exact: true })).toBeVisible();
+      expect(await link.boundingBox()).toEqual(appeared);
       await screenshot(page, "home-waiting");
-      await waiting.getByRole("link", { name: "2 runs wait for approval" }).click();
+      await link.click();
       await expect(page.getByRole("heading", { level: 1 })).toHaveText("Approvals", FIRST_VISIT);
       const rows = page.getByTestId("approval-row");
       await expect(rows).toHaveCount(2);

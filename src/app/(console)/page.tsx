@@ -37,21 +37,23 @@ export default function OverviewPage() {
         { count: counts.members, one: "member", many: "members", href: "/members" },
       ]
     : [];
-  // What waits on a person here, said only when something does.
-  const waiting = pending
-    ? [
-        {
-          count: pending.pendingReviews,
-          words: pending.pendingReviews === 1 ? "knowledge edit waits for review" : "knowledge edits wait for review",
-          href: "/reviews",
-        },
-        {
-          count: pending.pendingApprovals,
-          words: pending.pendingApprovals === 1 ? "run waits for approval" : "runs wait for approval",
-          href: "/approvals",
-        },
-      ].filter((item) => item.count > 0)
-    : [];
+  // What waits on a person here, said only when something does, and only once the heading above
+  // it is whole: its credits arriving later would move the links under a finger.
+  const waiting =
+    pending && counts && organization
+      ? [
+          {
+            count: pending.pendingReviews,
+            words: pending.pendingReviews === 1 ? "knowledge edit waits for review" : "knowledge edits wait for review",
+            href: "/reviews",
+          },
+          {
+            count: pending.pendingApprovals,
+            words: pending.pendingApprovals === 1 ? "run waits for approval" : "runs wait for approval",
+            href: "/approvals",
+          },
+        ].filter((item) => item.count > 0)
+      : [];
   const remaining = steps.filter((step) => !step.done).length;
 
   return (
