@@ -5,22 +5,7 @@
 // and its run fails.
 import { expect, test, type Page } from "@playwright/test";
 import { api, FIRST_VISIT, screenshot, signedInDemo, VIEWPORTS } from "./fixtures";
-
-const REFUND_INPUTS = [
-  { key: "customer", type: "text", required: true },
-  { key: "amount", type: "number", required: true },
-];
-const NODES = [
-  { id: "start", type: "trigger_start" },
-  { id: "amount", type: "set_variable", data: { name: "amount", expression: { "*": [{ var: "inputs.amount" }, 1] } } },
-  {
-    id: "gate",
-    type: "approval",
-    data: { title: "Refund check", message: "Refund {{vars.amount}} EUR to {{inputs.customer}}?", timeoutMinutes: 60 },
-  },
-  { id: "after", type: "template", data: { template: "refunded {{vars.amount}} ({{nodes.gate.output}})" } },
-  { id: "done", type: "output", data: { value: '{"result": "{{nodes.after.output}}"}' } },
-];
+import { REFUND_INPUTS, REFUND_NODES } from "../tests/approval-fixtures";
 
 /** A published app whose one member is the refund flow; returns a way to start a refund, which pauses. */
 async function seedRefundDesk(page: Page) {
@@ -29,7 +14,7 @@ async function seedRefundDesk(page: Page) {
   const { flow } = await api(page.request, key, "POST", "/flows", {
     name: "Refunds",
     inputs: REFUND_INPUTS,
-    nodes: NODES,
+    nodes: REFUND_NODES,
   });
   await api(page.request, key, "POST", `/flows/${flow.id}/publish`, {});
   const { app } = await api(page.request, key, "POST", "/apps", {

@@ -20,6 +20,7 @@ import {
 import { create, publish } from "../builder-helpers";
 import { listenOnLoopback, type LoopbackServer } from "../loopback-server";
 import { credits, readEvents } from "../runtime-helpers";
+import { REFUND_INPUTS, REFUND_NODES } from "../approval-fixtures";
 
 let server: LoopbackServer;
 beforeAll(async () => {
@@ -36,29 +37,12 @@ async function http(method: string, path: string, key: string, body?: unknown): 
   return toApiResponse(response);
 }
 
-const NODES = [
-  { id: "start", type: "trigger_start" },
-  { id: "amount", type: "set_variable", data: { name: "amount", expression: { "*": [{ var: "inputs.amount" }, 1] } } },
-  {
-    id: "gate",
-    type: "approval",
-    data: { title: "Refund check", message: "Refund {{vars.amount}} EUR to {{inputs.customer}}?", timeoutMinutes: 60 },
-  },
-  { id: "after", type: "template", data: { template: "refunded {{vars.amount}} ({{nodes.gate.output}})" } },
-  { id: "done", type: "output", data: { value: '{"result": "{{nodes.after.output}}"}' } },
-];
-
 interface ApprovalApp {
   tenant: Tenant;
   appId: string;
   flowId: string;
   personal: string;
 }
-
-const REFUND_INPUTS = [
-  { key: "customer", type: "text", required: true },
-  { key: "amount", type: "number", required: true },
-];
 
 /** A flow for conversations: the message is its one text input. */
 const CHAT_INPUTS = [{ key: "question", type: "text", required: true }];
@@ -68,7 +52,7 @@ const CHAT_NODES = [
   { id: "answer", type: "output", data: { value: "Done: {{inputs.question}}" } },
 ];
 
-async function approvalApp(nodes: unknown[] = NODES, inputs: unknown[] = REFUND_INPUTS): Promise<ApprovalApp> {
+async function approvalApp(nodes: unknown[] = REFUND_NODES, inputs: unknown[] = REFUND_INPUTS): Promise<ApprovalApp> {
   const tenant = await newOrganization();
   const key = tenant.orgKey.secret;
   const flow = await create(key, "flows", { name: "Refunds", inputs, nodes });
