@@ -60,6 +60,34 @@ describe("search", () => {
     expect(await credits(tenant.organization.id)).toBe(before - 1);
   });
 
+  it("marks only the question's words: a passage's own bold is not shown as a match", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    const markdown =
+      "Before the hike, pack **sunscreen** and water. The volcano trail is steep; call `a ** b` a climb.";
+    const page = await newPage(key, kbId, { title: "Hiking", markdown });
+    const source = (
+      await api("POST", `/knowledgebases/${kbId}/sources`, {
+        key,
+        body: { name: "Hike notes", contentMarkdown: markdown },
+      })
+    ).body.source.id;
+    await drain();
+
+    const found = await api("POST", `/knowledgebases/${kbId}/search`, { key, body: { query: "volcano" } });
+    expect(found.status).toBe(200);
+    const snippets = Object.fromEntries(
+      found.body.results.map((r: { id: string; snippet: string }) => [r.id, r.snippet] as const),
+    );
+    for (const id of [page, source]) {
+      expect(snippets[id]).toContain("pack sunscreen and water");
+      expect(snippets[id]).toContain("a  b");
+      // Split on the marks, as a client does: every marked part is the question's word.
+      const marked = (snippets[id] as string).split("**").filter((_, index) => index % 2 === 1);
+      expect(marked).toEqual(["volcano"]);
+    }
+  });
+
   it("answers insufficient_credits when sources cannot be paid for; nothing charged; pages still free", async () => {
     const { tenant, kbId, key } = await seeded({ credits: 0 });
     const response = await api("POST", `/knowledgebases/${kbId}/search`, {

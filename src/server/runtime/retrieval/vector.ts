@@ -118,9 +118,12 @@ export async function rankByVector(
   return rows.map((row) => ({ ...row, score: Number(row.score), snippet: plainSnippet(row.text) }));
 }
 
-/** A passage found by meaning alone has no query terms to highlight: its opening words. */
+/**
+ * A passage found by meaning alone has no query terms to highlight: its opening words, without
+ * its own "**" (which would read as marks, as atrium_headline drops them too).
+ */
 function plainSnippet(text: string): string {
-  const words = text.split(/\s+/).filter(Boolean);
+  const words = text.replaceAll("**", "").split(/\s+/).filter(Boolean);
   return words.slice(0, 30).join(" ") + (words.length > 30 ? " …" : "");
 }
 
