@@ -352,9 +352,9 @@ describe("notification emails", () => {
     ]);
   });
 
-  it("find recent directory failures without reading every audit event", async () => {
+  it("find recent directory failures and failed sources without reading every audit event or source", async () => {
     // Every process's worker looks for them every few seconds, in every organization: a read of
-    // the whole audit log each time, which grows with every change any organization records.
+    // the whole audit log and of every source each time, which grow with every organization.
     const w = await world();
     const organizationId = w.tenant.organization.id;
     await db().pool.query(
@@ -362,6 +362,12 @@ describe("notification emails", () => {
        select gen_random_uuid(), $1, 'system', 'Atrium', 'system', 'end_user.update', 'end_user', n::text, now()
        from generate_series(1, 3000) n`,
       [organizationId],
+    );
+    await db().pool.query(
+      `insert into sources (id, organization_id, knowledgebase_id, name, type, status, created_via, updated_at)
+       select gen_random_uuid(), $1, $2, 'guide ' || n || '.md', 'markdown', 'ready', 'api', now()
+       from generate_series(1, 3000) n`,
+      [organizationId, w.knowledgebaseId],
     );
     await recordEvent(
       db(),
@@ -372,21 +378,26 @@ describe("notification emails", () => {
     const single = createDb(process.env.DATABASE_URL!, 1);
     try {
       await single.pool.query("begin");
-      const scans = async () =>
-        Number(
+      // Rows read from each table, by a scan of the table or fetched through an index.
+      const rowsRead = async () =>
+        Object.fromEntries(
           (
-            await single.pool.query<{ seq_scan: string }>(
-              "select seq_scan from pg_stat_xact_user_tables where relname = 'audit_events'",
+            await single.pool.query<{ relname: string; read: string }>(
+              `select relname, seq_tup_read + coalesce(idx_tup_fetch, 0) as read
+               from pg_stat_xact_user_tables where relname in ('audit_events', 'sources')`,
             )
-          ).rows[0]!.seq_scan,
+          ).rows.map((row) => [row.relname, Number(row.read)]),
         );
-      const before = await scans();
+      const before = await rowsRead();
       await runNotificationEmailsOnce(single);
       const listed = (await listNotifications(single, actorOf(w.tenant, w.admin), {})).notifications;
-      const after = await scans();
+      const after = await rowsRead();
       await single.pool.query("rollback");
       expect(listed.find((n) => n.kind === "directory_sync_failed")).toMatchObject({ title: "Okta" });
-      expect(after - before).toBe(0);
+      expect(listed.find((n) => n.kind === "source_failed")).toMatchObject({ title: "handbook.pdf" });
+      // The failures (this file's other organizations have some too), not the 3,000 rows beside them.
+      expect(after.audit_events! - before.audit_events!).toBeLessThan(300);
+      expect(after.sources! - before.sources!).toBeLessThan(300);
     } finally {
       await closeDb(single);
     }
