@@ -152,3 +152,23 @@ test("the skip link moves keyboard focus past the navigation to the page", async
   await page.keyboard.press("Enter");
   await expect(page.locator("main")).toBeFocused();
 });
+
+test("a detail page names its tab while it loads, and when what it shows is not there", async ({ page }) => {
+  await signedInDemo(page);
+  // The end user's read is held until the loading state has been looked at.
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route(/\/api\/trpc\/[^?]*endUsers\.get/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto("/end-users/00000000-0000-4000-8000-000000000000");
+  await expect(page.getByRole("status").filter({ hasText: "Loading…" })).toBeVisible();
+  await expect(page).toHaveTitle("End user · Atrium");
+  release();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("End user");
+  await expect(page.getByRole("main").getByRole("alert")).toContainText("No end user with that id.");
+  await expect(page).toHaveTitle("End user · Atrium");
+  await page.getByRole("main").getByRole("link", { name: "End users" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("End users");
+});

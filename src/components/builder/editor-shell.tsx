@@ -13,6 +13,7 @@ import {
   FormField,
   LoadMore,
   PageHeader,
+  PageLoading,
   Panel,
   Select,
   useCursorList,
@@ -107,7 +108,7 @@ export function EditorShell({
         </p>
       </>
     );
-  if (!doc || !view) return <p className="muted">Loading…</p>;
+  if (!doc || !view) return <PageLoading title={`${ONE[kind][0]!.toUpperCase()}${ONE[kind].slice(1)}`} />;
   const differs = view.published && view.draftDiffersFromLive;
   const status = (
     <>

@@ -55,7 +55,7 @@ export { ErrorAlert, errorEnvelope, refusedField } from "./error-alert";
 export { FormField } from "./form-field";
 export { LoadMore } from "./load-more";
 export { useOpenPage } from "./navigation-progress";
-export { PageHeader, pageTitle } from "./page-header";
+export { PageFailed, PageHeader, PageLoading, pageTitle } from "./page-header";
 export { FormActions, Panel } from "./panel";
 export { RecentActivity } from "./recent-activity";
 export { SearchPicker, type PickerOption } from "./search-picker";

@@ -2,6 +2,7 @@
 import { ArrowLeft } from "lucide-react";
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { ErrorAlert } from "./error-alert";
 
 /** The browser tab's title for a console page: "<Page> · Atrium". */
 export function pageTitle(title: string): string {
@@ -60,5 +61,38 @@ export function PageHeader({
       </div>
       {actions && <div className="actions">{actions}</div>}
     </header>
+  );
+}
+
+/**
+ * A page whose heading waits on what it shows: the tab is named by the kind of page at once
+ * ("End user · Atrium"), not left blank until the data arrive.
+ */
+export function PageLoading({ title }: { title: string }) {
+  return (
+    <>
+      <title>{pageTitle(title)}</title>
+      <p className="muted" role="status">
+        Loading…
+      </p>
+    </>
+  );
+}
+
+/** A page that could not load what it shows: its kind as the heading, the way back, and why. */
+export function PageFailed({
+  title,
+  back,
+  error,
+}: {
+  title: string;
+  back?: { href: string; label: string };
+  error: unknown;
+}) {
+  return (
+    <>
+      <PageHeader title={title} back={back} />
+      <ErrorAlert error={error} />
+    </>
   );
 }

@@ -4,8 +4,9 @@ import { Settings } from "lucide-react";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useRef } from "react";
 import {
-  ErrorAlert,
+  PageFailed,
   PageHeader,
+  PageLoading,
   Panel,
   RecentActivity,
   RefusedButton,
@@ -20,6 +21,8 @@ import { PageEditor } from "./page-editor";
 import { PageTree } from "./page-tree";
 import { RetrievalTest } from "./retrieval-test";
 import "./knowledge.css";
+
+const BACK = { href: "/knowledge", label: "Knowledge" };
 
 /** A knowledgebase: its settings, its pages (the selected one lives in the URL, ?page=…, so reload, back and links work), a retrieval test and its sources. */
 export function KnowledgebaseView({ knowledgebaseId }: { knowledgebaseId: string }) {
@@ -45,14 +48,14 @@ export function KnowledgebaseView({ knowledgebaseId }: { knowledgebaseId: string
   const selected = search.get("page");
   const setSelected = (pageId: string | null) => router.push(pageId ? `${pathname}?page=${pageId}` : pathname);
 
-  if (detail.error) return <ErrorAlert error={detail.error} />;
-  if (!detail.data) return <p className="muted">Loading…</p>;
+  if (detail.error) return <PageFailed title="Knowledgebase" back={BACK} error={detail.error} />;
+  if (!detail.data) return <PageLoading title="Knowledgebase" />;
   const kb = detail.data;
   return (
     <>
       <PageHeader
         title={kb.name}
-        back={{ href: "/knowledge", label: "Knowledge" }}
+        back={BACK}
         actions={
           mayEdit ? (
             <button

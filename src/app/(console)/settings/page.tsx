@@ -8,7 +8,9 @@ import {
   ErrorAlert,
   fieldProblem,
   FormField,
+  PageFailed,
   PageHeader,
+  PageLoading,
   Panel,
   Select,
   useMay,
@@ -44,7 +46,8 @@ const cap = (value: number | null) => (value === null ? "no cap" : value.toLocal
 export default function SettingsPage() {
   const trpc = useTRPC();
   const organization = useQuery(trpc.organization.get.queryOptions());
-  if (!organization.data) return <p className="muted">Loading…</p>;
+  if (organization.error) return <PageFailed title="Organization settings" error={organization.error} />;
+  if (!organization.data) return <PageLoading title="Organization settings" />;
   return (
     <>
       <PageHeader title="Organization settings" />

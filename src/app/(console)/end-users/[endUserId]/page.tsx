@@ -8,7 +8,9 @@ import {
   ErrorAlert,
   type Column,
   LoadMore,
+  PageFailed,
   PageHeader,
+  PageLoading,
   Panel,
   RecentActivity,
   Select,
@@ -34,6 +36,8 @@ function when(value: string | null): string {
   return value ? new Date(value).toLocaleString() : "—";
 }
 
+const BACK = { href: "/end-users", label: "End users" };
+
 export default function EndUserPage() {
   const { endUserId } = useParams<{ endUserId: string }>();
   const trpc = useTRPC();
@@ -43,9 +47,9 @@ export default function EndUserPage() {
   // Removing a plan or a grant is for admins: members see no Remove in those rows.
   const mayDelete = useMay("delete");
 
-  if (detail.error) return <ErrorAlert error={detail.error} />;
+  if (detail.error) return <PageFailed title="End user" back={BACK} error={detail.error} />;
   const user = detail.data?.endUser;
-  if (!user) return <p className="muted">Loading…</p>;
+  if (!user) return <PageLoading title="End user" />;
 
   const held = new Set(user.subscriptions.filter((s) => s.status === "active").map((s) => s.tierPlanId));
   const assignable = plans.items.filter((plan) => !plan.archived && !held.has(plan.id));
@@ -60,7 +64,7 @@ export default function EndUserPage() {
 
   return (
     <>
-      <PageHeader title={user.email} back={{ href: "/end-users", label: "End users" }} />
+      <PageHeader title={user.email} back={BACK} />
       <ErrorAlert error={failure} />
       <EndUserFacts
         user={user}

@@ -8,7 +8,9 @@ import {
   ErrorAlert,
   LoadMore,
   notifyDone,
+  PageFailed,
   PageHeader,
+  PageLoading,
   Panel,
   useCursorList,
   useMay,
@@ -18,6 +20,8 @@ import { GrantsPanel } from "@/components/provisioning/grants-panel";
 import { EndUserPicker } from "@/components/provisioning/end-user-picker";
 import { GroupPortals } from "@/components/provisioning/group-portals";
 
+const BACK = { href: "/groups", label: "User groups" };
+
 export default function GroupPage() {
   const { groupId } = useParams<{ groupId: string }>();
   const { group, members, grants, removeMember, removeGrant, remove, failure, addEndUser, grantApp } =
@@ -25,14 +29,14 @@ export default function GroupPage() {
   // Removing a member or a grant, and deleting the group, are for admins.
   const mayDelete = useMay("delete");
 
-  if (group.error) return <ErrorAlert error={group.error} />;
+  if (group.error) return <PageFailed title="User group" back={BACK} error={group.error} />;
   const data = group.data?.userGroup;
-  if (!data) return <p className="muted">Loading…</p>;
+  if (!data) return <PageLoading title="User group" />;
   const isPlanGroup = data.planId !== null;
 
   return (
     <>
-      <PageHeader title={data.name} back={{ href: "/groups", label: "User groups" }}>
+      <PageHeader title={data.name} back={BACK}>
         {isPlanGroup && <span className="badge">Plan group</span>}
       </PageHeader>
       {data.description && <p className="muted">{data.description}</p>}

@@ -30,7 +30,7 @@ import { PortalEmbed } from "@/components/provisioning/portal-embed";
 import { useTRPC } from "@/lib/trpc";
 import { PORTAL_LANGUAGES, UpdatePortalInput, type PortalDetail } from "@/schemas/portal/portal";
 import { LANGUAGE_NAMES } from "@/components/portal/i18n/languages";
-import { PageHeader } from "@/components/console";
+import { PageFailed, PageHeader, PageLoading } from "@/components/console";
 import { ScopedUsage } from "@/components/usage/scoped-usage";
 import Link from "next/link";
 import { MAX_GREETING_CHARS, MAX_NAME_CHARS, MAX_PORTAL_SLUG_CHARS, MAX_URL_CHARS } from "@/schemas/limits";
@@ -70,18 +70,20 @@ function settingsOf(portal: PortalDetail): Settings {
 /** An empty text is no value (the default look, no logo). */
 const textOrNull = (value: string | null) => value?.trim() || null;
 
+const BACK = { href: "/portals", label: "Portals" };
+
 export default function PortalSettingsPage() {
   const { portalId } = useParams<{ portalId: string }>();
   const trpc = useTRPC();
   const detail = useQuery(trpc.portals.get.queryOptions({ id: portalId }));
   const portal = detail.data?.portal;
 
-  if (detail.error) return <ErrorAlert error={detail.error} />;
-  if (!portal) return <p className="muted">Loading…</p>;
+  if (detail.error) return <PageFailed title="Portal" back={BACK} error={detail.error} />;
+  if (!portal) return <PageLoading title="Portal" />;
 
   return (
     <>
-      <PageHeader title={portal.name} back={{ href: "/portals", label: "Portals" }} />
+      <PageHeader title={portal.name} back={BACK} />
       <Panel>
         <strong>Link</strong> <PortalLink slug={portal.slug} />
       </Panel>

@@ -2,7 +2,18 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useParams } from "next/navigation";
-import { CopyButton, DataTable, ErrorAlert, notifyDone, PageHeader, Panel, Select, useMay } from "@/components/console";
+import {
+  CopyButton,
+  DataTable,
+  ErrorAlert,
+  notifyDone,
+  PageFailed,
+  PageHeader,
+  PageLoading,
+  Panel,
+  Select,
+  useMay,
+} from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { formatFileSize } from "@/lib/file-size";
 import type { CrawlSummary } from "@/schemas/knowledge/knowledgebase";
@@ -27,15 +38,9 @@ export default function SourcePage() {
   );
   const back = { href: `/knowledge/${knowledgebaseId}`, label: kb.data?.name ?? "Knowledgebase" };
 
-  if (detail.error)
-    return (
-      <>
-        <PageHeader title="Source" back={back} />
-        <ErrorAlert error={detail.error} />
-      </>
-    );
+  if (detail.error) return <PageFailed title="Source" back={back} error={detail.error} />;
   const data = detail.data;
-  if (!data) return <p className="muted">Loading…</p>;
+  if (!data) return <PageLoading title="Source" />;
   const { source } = data;
   const crawl = kb.data?.crawls.find((candidate) => candidate.id === source.crawlId);
   return (
