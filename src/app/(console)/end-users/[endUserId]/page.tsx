@@ -72,6 +72,23 @@ export default function EndUserPage() {
         onDelete={() => remove.mutate({ endUserId })}
       />
 
+      {/* What an admin sets first (plans, then apps), then what it adds up to, then what was spent. */}
+      <SubscriptionsPanel
+        user={user}
+        plans={plans}
+        assignable={assignable}
+        pending={provision.isPending}
+        onAdd={(input) => provision.mutate(input)}
+        onRemove={mayDelete ? (tierPlanId) => removePlan.mutate({ endUserId, tierPlanId }) : null}
+      />
+
+      <EndUserGrants
+        grants={user.grants}
+        mayRemove={mayDelete}
+        onRemove={(grantId) => removeGrant.mutate({ endUserId, grantId })}
+        onGrant={grantApp}
+      />
+
       <EffectiveAccess endUserId={endUserId} />
 
       <BonusCreditsPanel endUserId={endUserId} subscriptions={user.subscriptions} />
@@ -89,21 +106,6 @@ export default function EndUserPage() {
         }
       />
 
-      <SubscriptionsPanel
-        user={user}
-        plans={plans}
-        assignable={assignable}
-        pending={provision.isPending}
-        onAdd={(input) => provision.mutate(input)}
-        onRemove={mayDelete ? (tierPlanId) => removePlan.mutate({ endUserId, tierPlanId }) : null}
-      />
-
-      <EndUserGrants
-        grants={user.grants}
-        mayRemove={mayDelete}
-        onRemove={(grantId) => removeGrant.mutate({ endUserId, grantId })}
-        onGrant={grantApp}
-      />
       <RecentActivity targetId={endUserId} />
 
       <EndUserDataPanel endUserId={endUserId} email={user.email} />
