@@ -66,6 +66,10 @@ test("an admin invites a member, changes settings, and the API follows the switc
   await expect(page.getByTestId("invitation-row").filter({ hasText: "new.person@example.com" })).toBeVisible();
 
   await page.goto("/settings");
+  // The operator's limits read as facts beside the form; the switches are grouped by what they open.
+  const limits = page.getByRole("region", { name: "Plan and limits" });
+  await expect(limits.getByRole("definition").nth(1)).toHaveText(/^[\d,]+$/);
+  await expect(page.getByRole("group", { name: "Ways in" }).getByRole("checkbox")).toHaveCount(3);
   await page.getByLabel(/Developer API/).uncheck();
   await page.getByRole("button", { name: "Save settings" }).click();
   await expect(page.getByText("Settings saved.")).toBeVisible();

@@ -18,30 +18,60 @@ import {
 } from "@/components/console";
 import { pick } from "@/lib/pick";
 
-const SWITCHES = [
-  ["apiEnabled", "Developer API", "All of /api/v1."],
-  ["appsApiEnabled", "Apps endpoints", "App conversation and transaction calls."],
-  ["mcpEnabled", "MCP server", "AI clients connecting with personal keys."],
-  ["groupsEnabled", "User groups", "Groups, group grants and portal admissions."],
-  ["reviewAgentWrites", "Review agent writes", "Writes made with API keys wait in the review queue."],
-  [
-    "passwordSignIn",
-    "Password sign-in",
-    // Said of the state the box shows, on or off.
-    {
-      on: "On: members may sign in with their password. Turn it off to require single sign-on (owners, once it is set up on the Directory page).",
-      off: "Off: members sign in with single sign-on only. Turn it on to let them use their password again.",
-    },
-  ],
-] as const;
+type SwitchKey =
+  "apiEnabled" | "appsApiEnabled" | "mcpEnabled" | "reviewAgentWrites" | "groupsEnabled" | "passwordSignIn";
+/** A switch: its setting, its name, and what it means (said of the state the box shows, when it differs). */
+type Switch = readonly [SwitchKey, string, string | { on: string; off: string }];
 
-type Draft = Pick<Organization, (typeof SWITCHES)[number][0] | "name" | "accessMode" | "conversationRetentionDays">;
-
-function toDraft(organization: Organization): Draft {
-  return pick(organization, ["name", "accessMode", "conversationRetentionDays", ...SWITCHES.map(([key]) => key)]);
+interface SwitchGroup {
+  legend: string;
+  switches: readonly Switch[];
 }
 
-const cap = (value: number | null) => (value === null ? "no cap" : value.toLocaleString());
+/** The organization's switches by what they are about. */
+const SWITCH_GROUPS = {
+  waysIn: {
+    legend: "Ways in",
+    switches: [
+      ["apiEnabled", "Developer API", "Every endpoint under /api/v1, for your own systems."],
+      ["appsApiEnabled", "Apps endpoints", "Conversation and transaction calls to published apps."],
+      ["mcpEnabled", "MCP server", "AI clients that connect with a member's personal key."],
+    ],
+  },
+  knowledge: {
+    legend: "Knowledge",
+    switches: [
+      ["reviewAgentWrites", "Review agent writes", "Knowledge writes made with API keys wait in the review queue."],
+    ],
+  },
+  provisioning: {
+    legend: "Provisioning",
+    switches: [["groupsEnabled", "User groups", "Groups, group grants and portal admissions."]],
+  },
+  signIn: {
+    legend: "Sign-in",
+    switches: [
+      [
+        "passwordSignIn",
+        "Password sign-in",
+        {
+          on: "On: members may sign in with their password. Turn it off to require single sign-on (owners, once it is set up on the Directory page).",
+          off: "Off: members sign in with single sign-on only. Turn it on to let them use their password again.",
+        },
+      ],
+    ],
+  },
+} satisfies Record<string, SwitchGroup>;
+
+const SWITCH_KEYS = Object.values(SWITCH_GROUPS).flatMap((group) => group.switches.map(([key]) => key));
+
+type Draft = Pick<Organization, SwitchKey | "name" | "accessMode" | "conversationRetentionDays">;
+
+function toDraft(organization: Organization): Draft {
+  return pick(organization, ["name", "accessMode", "conversationRetentionDays", ...SWITCH_KEYS]);
+}
+
+const cap = (value: number | null) => (value === null ? "No cap" : value.toLocaleString());
 
 export default function SettingsPage() {
   const trpc = useTRPC();
@@ -52,7 +82,29 @@ export default function SettingsPage() {
     <>
       <PageHeader title="Organization settings" />
       <SettingsForm organization={organization.data} />
+      <OperatorLimits organization={organization.data} />
     </>
+  );
+}
+
+/** What the operator of the installation sets for the organization: read here, changed with the admin CLI. */
+function OperatorLimits({ organization }: { organization: Organization }) {
+  return (
+    <Panel title="Plan and limits" className="form-width">
+      <p className="muted">Set by whoever runs this installation, with the admin CLI.</p>
+      <dl className="facts">
+        <dt>Plan</dt>
+        <dd>{organization.plan}</dd>
+        <dt>Credits left</dt>
+        <dd>{organization.credits.toLocaleString()}</dd>
+        <dt>Quality checker</dt>
+        <dd>{organization.qualityChecker ? "On" : "Off"}</dd>
+        <dt>Knowledgebases</dt>
+        <dd>{cap(organization.maxKnowledgebases)}</dd>
+        <dt>Sources per knowledgebase</dt>
+        <dd>{cap(organization.maxSourcesPerKnowledgebase)}</dd>
+      </dl>
+    </Panel>
   );
 }
 
@@ -76,38 +128,50 @@ function SettingsForm({ organization }: { organization: Organization }) {
   // Said until the next edit.
   const saved = update.isSuccess && !form.formState.isDirty;
 
+  const switches = (group: SwitchGroup) =>
+    group.switches.map(([key, label, help]) => (
+      <label key={key} className="inline choice">
+        <input type="checkbox" {...form.register(key)} />
+        <span>
+          {label}
+          <span className="muted">{typeof help === "string" ? help : passwordSignIn ? help.on : help.off}</span>
+        </span>
+      </label>
+    ));
+  const { waysIn, knowledge, provisioning, signIn } = SWITCH_GROUPS;
+
   return (
     <Panel label="Organization settings" onSubmit={(event) => void submit(event)}>
-      <p className="muted">
-        Plan <strong>{organization.plan}</strong> · <strong>{organization.credits}</strong> credits · quality checker{" "}
-        <strong>{organization.qualityChecker ? "on" : "off"}</strong> · knowledgebases{" "}
-        <strong>{cap(organization.maxKnowledgebases)}</strong> · sources per knowledgebase{" "}
-        <strong>{cap(organization.maxSourcesPerKnowledgebase)}</strong>. These are set by the operator of this
-        installation (admin CLI).
-        {!canEdit && " Only owners and admins can change the settings below."}
-      </p>
+      {!canEdit && <p className="muted">Only owners and admins can change these settings.</p>}
       <fieldset disabled={!canEdit} className="form" style={{ border: 0, padding: 0 }}>
         <FormField label="Name" error={fieldProblem(form, "name")}>
           <input required {...form.register("name")} />
         </FormField>
-        {SWITCHES.map(([key, label, help]) => (
-          <label key={key} className="inline">
-            <input type="checkbox" {...form.register(key)} />
-            <span>
-              {label}{" "}
-              <span className="muted">— {typeof help === "string" ? help : passwordSignIn ? help.on : help.off}</span>
-            </span>
-          </label>
-        ))}
-        <FormField label="Access is managed with">
-          <Select
-            {...form.register("accessMode")}
-            options={[
-              { value: "grants", label: "per-user grants" },
-              { value: "groups", label: "user groups" },
-            ]}
-          />
-        </FormField>
+        <fieldset className="bare choices">
+          <legend>{waysIn.legend}</legend>
+          {switches(waysIn)}
+        </fieldset>
+        <fieldset className="bare choices">
+          <legend>{provisioning.legend}</legend>
+          {switches(provisioning)}
+          <FormField label="Access is managed with">
+            <Select
+              {...form.register("accessMode")}
+              options={[
+                { value: "grants", label: "per-user grants" },
+                { value: "groups", label: "user groups" },
+              ]}
+            />
+          </FormField>
+        </fieldset>
+        <fieldset className="bare choices">
+          <legend>{knowledge.legend}</legend>
+          {switches(knowledge)}
+        </fieldset>
+        <fieldset className="bare choices">
+          <legend>{signIn.legend}</legend>
+          {switches(signIn)}
+        </fieldset>
         <FormField
           label="Delete conversations after (days)"
           hint="Empty keeps them. A daily sweep deletes conversations nobody added to for this long: their messages and the content of their runs. What the runs cost stays in usage and executions."
