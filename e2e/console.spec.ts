@@ -115,6 +115,8 @@ test("empty lists say what to do next, and an editor opened from a dead link say
     ["/portals", "No portals yet: create one above"],
     ["/plans", "No plans yet: create one above"],
     ["/agents", "No agents yet: name the first one above"],
+    ["/executions", "No runs yet: each conversation turn"],
+    ["/webhooks", "No endpoints yet: add one above"],
     ["/end-users", "No end users yet: provision the first one above"],
   ] as const) {
     await page.goto(path);
@@ -122,6 +124,9 @@ test("empty lists say what to do next, and an editor opened from a dead link say
   }
   // No pager with nowhere to go.
   await expect(page.getByRole("button", { name: "Next" })).toHaveCount(0);
+  await page.goto("/executions");
+  await page.getByRole("link", { name: "Try an app in Chat" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Chat");
 
   await page.goto("/agents/00000000-0000-4000-8000-000000000000");
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Agent not opened");

@@ -92,7 +92,7 @@ for (const viewport of VIEWPORTS) {
       await page.goto("/settings/integrations");
       await page.getByTestId("connection-row").getByRole("button", { name: "Remove" }).click();
       await page.getByRole("dialog").getByRole("button", { name: "Remove" }).click();
-      await expect(page.getByText("No MCP servers connected yet.")).toBeVisible();
+      await expect(page.getByText("No MCP servers connected yet: connect one above")).toBeVisible();
     });
   });
 }

@@ -218,7 +218,7 @@ function MemberList({
   };
   return (
     <div className="list-editor" aria-label="Members">
-      {members.length === 0 && <p className="muted">No members yet.</p>}
+      {members.length === 0 && <p className="muted">No members yet: add an agent or a flow below.</p>}
       {members.map((member, index) => (
         <div
           key={member.id}

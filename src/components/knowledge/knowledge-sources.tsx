@@ -286,7 +286,11 @@ export function KnowledgeSources({
         cards
         rows={sources.filter((source) => !source.crawlId || !crawlIds.has(source.crawlId))}
         rowTestId="source-row"
-        empty={crawls.length ? "No sources apart from the crawls below." : "No sources yet."}
+        empty={
+          crawls.length
+            ? "No sources apart from the crawls below."
+            : "No sources yet: upload a file, add a URL or paste text above."
+        }
         columns={columns}
       />
       {crawls.map((crawl) => (

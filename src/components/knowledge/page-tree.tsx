@@ -94,7 +94,7 @@ export function PageTree({
   const submit = form.handleSubmit((fields) => create.mutate({ knowledgebaseId, ...fields }));
   return (
     <Panel title="Pages" label="Pages">
-      {pages.length === 0 && <p className="muted">No pages yet.</p>}
+      {pages.length === 0 && <p className="muted">No pages yet: name the first one below.</p>}
       <nav aria-label="Page tree">{renderLevel(null)}</nav>
       {dragging && (
         <div className="muted page-tree-drop" {...dropOn(null)}>

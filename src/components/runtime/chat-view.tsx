@@ -65,7 +65,9 @@ export function ChatView({ appId }: { appId: string }) {
             New conversation
           </Button>
           <ErrorAlert error={conversations.error} />
-          {conversations.data?.conversations.length === 0 && <p className="muted">No conversations yet.</p>}
+          {conversations.data?.conversations.length === 0 && (
+            <p className="muted">No conversations yet: send a message to start one.</p>
+          )}
           <ul>
             {conversations.data?.conversations.map((c) => (
               <li key={c.id}>

@@ -366,7 +366,16 @@ function Runs({ filter }: { filter: Filter & { status?: ExecutionStatus | typeof
             cards
             rows={rows}
             rowTestId="execution-row"
-            empty={FILTER_KEYS.some((key) => filter[key]) ? "No runs match these filters." : "No runs yet."}
+            empty={
+              FILTER_KEYS.some((key) => filter[key]) ? (
+                "No runs match these filters."
+              ) : (
+                <>
+                  No runs yet: each conversation turn, transaction and test case shows here.{" "}
+                  <Link href="/chat">Try an app in Chat</Link>.
+                </>
+              )
+            }
             columns={runColumns(showTrace)}
           />
         )}

@@ -103,7 +103,9 @@ function EndpointsPanel({
         label="Webhook endpoints"
         cards
         rows={endpoints.items}
-        empty={endpoints.isLoading ? "Loading…" : "No endpoints yet."}
+        empty={
+          endpoints.isLoading ? "Loading…" : "No endpoints yet: add one above to be told of events as they happen."
+        }
         columns={[
           { key: "url", header: "URL", cell: (endpoint) => endpoint.url },
           {

@@ -103,7 +103,7 @@ function Integrations() {
           label="MCP connections"
           rows={connections.data}
           rowTestId="connection-row"
-          empty="No MCP servers connected yet."
+          empty="No MCP servers connected yet: connect one above, then give its tools to an agent."
           columns={[
             {
               ...NAME_COLUMN,
