@@ -1,4 +1,15 @@
 /**
+ * Where the console's counts of what can grow without bound stop (a plan's subscribers, the home's
+ * end users): past it they read "10,000+", and a count reads at most this many rows.
+ */
+export const COUNT_CAP = 10_000;
+
+/** A count as people read it: "10,000+" when counting stopped at the cap. */
+export function cappedCount(count: number, atLeast: boolean): string {
+  return `${groupedDigits(count)}${atLeast ? "+" : ""}`;
+}
+
+/**
  * A whole number with commas between its thousands, as `toLocaleString("en")` writes it, without
  * Intl: a server's first Intl call loads ICU's locale data, about 7 MB held from then on, and the
  * API's descriptions are built when the server starts.

@@ -45,6 +45,7 @@ describe("overview.get", () => {
       apps: 0,
       publishedApps: 0,
       endUsers: 0,
+      endUsersAtLeast: false,
       portals: 0,
       members: 1,
     });
@@ -76,6 +77,26 @@ describe("overview.get", () => {
     const theirCookie = await signInCookie(theirs.owner.email, theirs.owner.password);
     const theirOverview = (await trpc("query", "overview.get", undefined, { cookie: theirCookie })).body.result.data;
     expect(theirOverview).toMatchObject({ knowledgebases: 2, hasConversations: true });
+  });
+
+  it("counts end users up to 10,000 and then says there are at least that many, never counting deleted ones", async () => {
+    const tenant = await newOrganization();
+    const addEndUsers = (count: number, deleted = false) =>
+      getDb().$executeRaw`
+        insert into end_users (id, organization_id, email, deleted_at, updated_at)
+        select gen_random_uuid(), ${tenant.organization.id}::uuid, 'reader-' || gen_random_uuid() || '@example.test',
+          ${deleted ? new Date() : null}::timestamptz, now()
+        from generate_series(1, ${count}::int)`;
+    await addEndUsers(9_999);
+    await addEndUsers(5, true);
+    const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
+    const read = async () => (await trpc("query", "overview.get", undefined, { cookie })).body.result.data;
+    expect(await read()).toMatchObject({ endUsers: 9_999, endUsersAtLeast: false });
+    await addEndUsers(1);
+    expect(await read()).toMatchObject({ endUsers: 10_000, endUsersAtLeast: false });
+    // Past the cap the home reads "10,000+ end users": a million took 0.1 s to count on every visit.
+    await addEndUsers(2);
+    expect(await read()).toMatchObject({ endUsers: 10_000, endUsersAtLeast: true });
   });
 
   it("is refused without a session, with the request id in the error for the console to show", async () => {

@@ -3,6 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import { CircleCheck, Circle } from "lucide-react";
 import Link from "next/link";
 import { ErrorAlert, PageHeader, Panel } from "@/components/console";
+import { cappedCount } from "@/lib/digits";
 import { UsageOverview } from "@/components/usage/usage-overview";
 import { useTRPC } from "@/lib/trpc";
 
@@ -32,7 +33,13 @@ export default function OverviewPage() {
         { count: counts.agents, one: "agent", many: "agents", href: "/agents" },
         { count: counts.flows, one: "flow", many: "flows", href: "/flows" },
         { count: counts.knowledgebases, one: "knowledgebase", many: "knowledgebases", href: "/knowledge" },
-        { count: counts.endUsers, one: "end user", many: "end users", href: "/end-users" },
+        {
+          count: counts.endUsers,
+          atLeast: counts.endUsersAtLeast,
+          one: "end user",
+          many: "end users",
+          href: "/end-users",
+        },
         { count: counts.portals, one: "portal", many: "portals", href: "/portals" },
         { count: counts.members, one: "member", many: "members", href: "/members" },
       ]
@@ -122,7 +129,8 @@ export default function OverviewPage() {
             {inventory.map((item) => (
               <li key={item.href}>
                 <Link href={item.href}>
-                  <strong>{item.count.toLocaleString()}</strong> {item.count === 1 ? item.one : item.many}
+                  <strong>{cappedCount(item.count, item.atLeast ?? false)}</strong>{" "}
+                  {item.count === 1 ? item.one : item.many}
                 </Link>
               </li>
             ))}

@@ -13,7 +13,9 @@ export const Overview = z.object({
   publishedApps: z.number().int(),
   /** Whether anyone has chatted yet (a count would read every conversation). */
   hasConversations: z.boolean(),
+  /** Counted up to COUNT_CAP (src/lib/digits.ts); `endUsersAtLeast` when counting stopped there. */
   endUsers: z.number().int(),
+  endUsersAtLeast: z.boolean(),
   portals: z.number().int(),
   members: z.number().int(),
 });

@@ -21,6 +21,7 @@ import {
   useMay,
   useZodForm,
 } from "@/components/console";
+import { cappedCount } from "@/lib/digits";
 import { useTRPC } from "@/lib/trpc";
 import { CreateTierPlanInput, UpdateTierPlanInput, type TierPlan } from "@/schemas/provisioning/provisioning";
 import { MAX_NAME_CHARS } from "@/schemas/limits";
@@ -112,7 +113,7 @@ export default function PlansPage() {
               header: "Subscribers",
               cell: (plan) => (
                 <span data-testid="plan-subscribers">
-                  {subscriberCount(subscribersOf(plan), countOf.get(plan.id)?.atLeast ?? false)}
+                  {cappedCount(subscribersOf(plan), countOf.get(plan.id)?.atLeast ?? false)}
                 </span>
               ),
               sortValue: subscribersOf,
@@ -250,11 +251,6 @@ function CreatePlanPanel({ onCreated }: { onCreated: () => void }) {
   );
 }
 
-/** A subscriber count as people read it: "10,000+" when counting stopped at the cap. */
-function subscriberCount(subscribers: number, atLeast: boolean): string {
-  return `${subscribers.toLocaleString("en-US")}${atLeast ? "+" : ""}`;
-}
-
 /** Renames a plan or changes its credits or models; new credits reach every active subscriber at once, so that asks first. */
 function EditPlan({
   plan,
@@ -267,7 +263,7 @@ function EditPlan({
   atLeast: boolean;
   onDone: () => void;
 }) {
-  const shown = subscriberCount(subscribers, atLeast);
+  const shown = cappedCount(subscribers, atLeast);
   const many = atLeast || subscribers !== 1;
   const trpc = useTRPC();
   const queryClient = useQueryClient();

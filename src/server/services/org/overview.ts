@@ -4,6 +4,7 @@
 import type { Overview, Waiting } from "@/schemas/org/overview";
 import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
+import { COUNT_CAP } from "@/lib/digits";
 import type { Db } from "@/server/db";
 
 type Counts<T> = { [K in keyof T]: bigint | number | boolean };
@@ -20,7 +21,7 @@ export const getOverview = guarded(
   { may: "read" },
   async function getOverview(db: Db, actor: Actor): Promise<Overview> {
     const org = actor.organizationId;
-    const [row] = await db.$queryRaw<Counts<Overview>[]>`
+    const [row] = await db.$queryRaw<Counts<Omit<Overview, "endUsersAtLeast">>[]>`
     select
       (select credits from organizations where id = ${org}::uuid) as "creditsLeft",
       (select count(*) from api_keys where organization_id = ${org}::uuid and revoked_at is null) as "keys",
@@ -30,10 +31,13 @@ export const getOverview = guarded(
       (select count(*) from builder_items where organization_id = ${org}::uuid and kind = 'app') as "apps",
       (select count(*) from builder_items where organization_id = ${org}::uuid and kind = 'app' and production_version_id is not null) as "publishedApps",
       exists (select 1 from conversations where organization_id = ${org}::uuid) as "hasConversations",
-      (select count(*) from end_users where organization_id = ${org}::uuid and deleted_at is null) as "endUsers",
+      (select count(*) from (
+        select 1 from end_users where organization_id = ${org}::uuid and deleted_at is null limit ${COUNT_CAP + 1}
+      ) counted) as "endUsers",
       (select count(*) from portals where organization_id = ${org}::uuid) as "portals",
       (select count(*) from members where organization_id = ${org}::uuid) as "members"`;
-    return read<Overview>(row);
+    const counts = read<Omit<Overview, "endUsersAtLeast">>(row);
+    return { ...counts, endUsers: Math.min(counts.endUsers, COUNT_CAP), endUsersAtLeast: counts.endUsers > COUNT_CAP };
   },
 );
 

@@ -1,4 +1,5 @@
 import type { ListQuery } from "@/schemas/common";
+import { COUNT_CAP } from "@/lib/digits";
 import type { TierPlan, TierPlanIdInput, UpdateTierPlanInput } from "@/schemas/provisioning/provisioning";
 import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
@@ -295,7 +296,7 @@ export function limitedModels(models: readonly string[]): string[] {
 }
 
 /** Above this many active subscribers a plan's count reads "10,000+": counting stops there. */
-export const SUBSCRIBER_COUNT_CAP = 10_000;
+export const SUBSCRIBER_COUNT_CAP = COUNT_CAP;
 
 /**
  * Active subscribers of each of the organization's plans, each count stopping at `cap` (then
