@@ -133,7 +133,7 @@ for (const viewport of VIEWPORTS) {
 
     // Knowledge: search pages and documents, open a source's detail.
     await page.goto(`/knowledge/${knowledgebase.id}`);
-    await expect(page.getByTestId("source-row").filter({ hasText: "ready" })).toHaveCount(1, { timeout: 20_000 });
+    await expect(page.getByTestId("source-row").filter({ hasText: "Ready" })).toHaveCount(1, { timeout: 20_000 });
     const search = page.getByRole("search");
     await search.getByLabel("Words to find").fill("refunded OR refunds");
     await search.getByLabel("Documents too (1 credit)").check();
@@ -147,7 +147,7 @@ for (const viewport of VIEWPORTS) {
     await screenshot(page, "knowledge-search");
     await results.getByRole("link", { name: "Shipping guide" }).click();
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("Shipping guide");
-    await expect(page.getByTestId("source-status")).toHaveText("ready");
+    await expect(page.getByTestId("source-status")).toHaveText("Ready");
     await expect(page.getByTestId("source-text")).toContainText("Returned parcels");
     await expect(page.getByTestId("source-chunk").first()).toContainText("Shipping > Returns");
     await screenshot(page, "knowledge-source");

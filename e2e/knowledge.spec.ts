@@ -134,7 +134,7 @@ test("the production server indexes uploaded PDF and CSV files and shows them re
   }
   await signIn(page, demo.login);
   await page.goto(`/knowledge/${kbId}`);
-  await expect(page.getByTestId("source-row").filter({ hasText: "ready" })).toHaveCount(2, { timeout: 20_000 });
+  await expect(page.getByTestId("source-row").filter({ hasText: "Ready" })).toHaveCount(2, { timeout: 20_000 });
   const search = await page.request.post(`/api/v1/knowledgebases/${kbId}/search`, {
     headers: auth,
     data: { query: "aurora" },

@@ -19,6 +19,7 @@ import {
   useZodForm,
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
+import { sourceStatusWords, sourceTypeWords } from "@/lib/source-words";
 import { MAX_PAGE_MARKDOWN_CHARS, MAX_TITLE_CHARS } from "@/schemas/limits";
 import { CRAWL_BOUNDS, CreateSourceInput, UploadSourceInput } from "@/schemas/knowledge/source";
 import { formatFileSize } from "@/lib/file-size";
@@ -346,7 +347,7 @@ function sourceColumns({
       header: "Type",
       nowrap: true,
       sortValue: (source) => source.type,
-      cell: (source) => source.type,
+      cell: (source) => sourceTypeWords(source.type),
     },
     {
       key: "status",
@@ -354,7 +355,9 @@ function sourceColumns({
       sortValue: (source) => source.status,
       cell: (source) => (
         <>
-          <span className={`badge${source.status === "failed" ? " revoked" : ""}`}>{source.status}</span>
+          <span className={`badge${source.status === "failed" ? " revoked" : ""}`}>
+            {sourceStatusWords(source.status)}
+          </span>
           {source.errorMessage && <div className="failure-reason">{source.errorMessage}</div>}
         </>
       ),

@@ -16,6 +16,13 @@ import {
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { formatFileSize } from "@/lib/file-size";
+import {
+  indexingWords,
+  refreshOutcomeWords,
+  sourceAddedWords,
+  sourceStatusWords,
+  sourceTypeWords,
+} from "@/lib/source-words";
 import type { CrawlSummary } from "@/schemas/knowledge/knowledgebase";
 import type { SourceDetail } from "@/schemas/knowledge/source";
 import "@/components/knowledge/knowledge.css";
@@ -47,7 +54,7 @@ export default function SourcePage() {
     <>
       <PageHeader title={source.name} back={back}>
         <span className={`badge${source.status === "failed" ? " revoked" : ""}`} data-testid="source-status">
-          {source.status}
+          {sourceStatusWords(source.status)}
         </span>
       </PageHeader>
       <StatusPanel knowledgebaseId={knowledgebaseId} detail={data} crawl={crawl} />
@@ -62,7 +69,7 @@ export default function SourcePage() {
             empty="Not fetched again yet."
             columns={[
               { key: "at", header: "When", nowrap: true, cell: (check) => when(check.at) },
-              { key: "outcome", header: "Outcome", nowrap: true, cell: (check) => check.outcome },
+              { key: "outcome", header: "Outcome", nowrap: true, cell: (check) => refreshOutcomeWords(check.outcome) },
               {
                 key: "summary",
                 header: "What changed",
@@ -103,12 +110,12 @@ function StatusPanel({
       <ErrorAlert title="Indexing failed" error={source.errorMessage} testId="source-error" />
       <dl className="source-facts">
         <dt>Type</dt>
-        <dd>{source.type}</dd>
+        <dd>{sourceTypeWords(source.type)}</dd>
         <dt>Size</dt>
         <dd>{source.sizeBytes ? formatFileSize(source.sizeBytes) : "—"}</dd>
         <dt>Added</dt>
         <dd>
-          {when(source.createdAt)} <span className="muted">via {source.createdVia}</span>
+          {when(source.createdAt)} <span className="muted">{sourceAddedWords(source.createdVia)}</span>
         </dd>
         <dt>Last change</dt>
         <dd>{when(source.updatedAt)}</dd>
@@ -133,12 +140,12 @@ function StatusPanel({
           </>
         )}
         <dt>Search</dt>
-        <dd>{source.disabled ? "disabled" : source.searchable ? "searchable" : "not searchable"}</dd>
+        <dd>{source.disabled ? "Turned off" : source.searchable ? "Searchable" : "Not searchable"}</dd>
         {job && (
           <>
             <dt>Indexing</dt>
             <dd data-testid="source-job">
-              {job.status} since {when(job.startedAt ?? job.queuedAt)}, attempt {job.attempts}
+              {indexingWords(job.status)} since {when(job.startedAt ?? job.queuedAt)}, attempt {job.attempts}
               {job.chunksTotal > 0 && (
                 <div data-testid="source-progress">
                   <progress max={job.chunksTotal} value={job.chunksWritten} aria-label="Chunks written" />{" "}
