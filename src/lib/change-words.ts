@@ -190,11 +190,14 @@ export function lastChangeWords(change: LastChangeLike, now: Date = new Date()):
 }
 
 /**
- * One audit event as a line: the action, and the fields it changed. A creation names no fields:
- * everything is new, and "App created: Name" would read like a label.
+ * One audit event as a line: the action, and the fields it changed (a publish: the version it
+ * made). A creation names no fields: everything is new, and "App created: Name" would read like a label.
  */
 export function eventWords(event: { action: string; outcome: string; changes: Record<string, unknown> }): string {
   const action = event.outcome === "failure" ? `${actionWords(event.action)} (failed)` : actionWords(event.action);
+  const version = event.changes.version;
+  if (event.action.endsWith(".publish") && Array.isArray(version) && typeof version[1] === "number")
+    return `${action} as version ${version[1]}`;
   const fields = event.action.split(".")[1] === "create" ? [] : Object.keys(event.changes).map(fieldWords);
   return fields.length ? `${action}: ${listWords(fields)}` : action;
 }

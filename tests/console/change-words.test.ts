@@ -69,4 +69,10 @@ describe("eventWords", () => {
     expect(eventWords(updated)).toBe("App edited: Name");
     expect(eventWords({ ...updated, outcome: "failure" })).toContain("(failed)");
   });
+
+  it("says which version a publish made", () => {
+    const published = { action: "app.publish", outcome: "success", changes: { version: [1, 2] } };
+    expect(eventWords(published)).toBe("App published as version 2");
+    expect(eventWords({ ...published, changes: { version: [null, 1] } })).toBe("App published as version 1");
+  });
 });

@@ -27,6 +27,13 @@ import { DuplicateNameNote } from "./duplicate-name";
 
 type Member = { id: string; kind: "agent" | "flow"; position: number };
 
+/** Each mode's name as the picker and the section's summary say it. */
+const MODE_NAMES = {
+  supervisor: "Supervisor",
+  sequential: "In order",
+  broadcast: "All at once",
+} as const satisfies Record<(typeof ORCHESTRATION_MODES)[number], string>;
+
 const MODE_HELP = {
   supervisor: "The adviser picks the members to consult.",
   sequential: "Every member in order, each seeing the previous replies.",
@@ -154,7 +161,7 @@ function OrchestrationSection({ doc, update }: SectionProps) {
     <Section
       title="Adviser and members"
       label="Orchestration"
-      summary={`${members.length} member${members.length === 1 ? "" : "s"}, ${doc.orchestrationMode}`}
+      summary={`${members.length} member${members.length === 1 ? "" : "s"}, ${(MODE_NAMES[doc.orchestrationMode as keyof typeof MODE_NAMES] ?? doc.orchestrationMode).toLowerCase()}`}
     >
       <div className="list-editor" aria-label="Adviser">
         {adviserId ? (
@@ -190,7 +197,7 @@ function OrchestrationSection({ doc, update }: SectionProps) {
         <Select
           value={doc.orchestrationMode}
           onChange={(e) => update({ orchestrationMode: e.target.value })}
-          options={ORCHESTRATION_MODES.map((mode) => ({ value: mode, label: mode }))}
+          options={ORCHESTRATION_MODES.map((mode) => ({ value: mode, label: MODE_NAMES[mode] }))}
         />
       </FormField>
       <MemberList members={members} published={published} setMembers={setMembers} />
