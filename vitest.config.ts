@@ -24,6 +24,7 @@ export const ISOLATED_TEST_FILES = [
   "tests/builder/flow-http.test.ts",
   "tests/builder/templates.test.ts",
   "tests/cli/pool-size.test.ts",
+  "tests/cli/secret-key-race.test.ts",
   "tests/cli/secret-key.test.ts",
   "tests/directory/saml.test.ts",
   "tests/directory/sso.test.ts",

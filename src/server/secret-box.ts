@@ -4,7 +4,7 @@
 // that after a rotation values sealed with ATRIUM_SECRET_KEY_PREVIOUS still open until
 // `secrets rotate` has sealed them again with the new key.
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { link, mkdir, readFile, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { env, provideEnv, type Env } from "@/env";
 import { AppError, invalidRequest } from "@/server/errors";
@@ -68,14 +68,19 @@ export async function provideSecretKey(
   if (key === undefined) {
     await mkdir(config.dataDir, { recursive: true });
     const generated = randomBytes(32).toString("base64url");
-    // `wx`: a second process starting at the same moment reads the first one's key instead.
-    const created = await writeFile(file, `${generated}\n`, { mode: 0o600, flag: "wx" }).then(
-      () => true,
-      (error: NodeJS.ErrnoException) => {
-        if (error.code === "EEXIST") return false;
-        throw error;
-      },
-    );
+    // Written whole beside it, then linked into place: a second process starting at the same
+    // moment finds either no key or the first one's whole key, never a file still being written.
+    const written = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
+    await writeFile(written, `${generated}\n`, { mode: 0o600, flag: "wx" });
+    const created = await link(written, file)
+      .then(
+        () => true,
+        (error: NodeJS.ErrnoException) => {
+          if (error.code === "EEXIST") return false;
+          throw error;
+        },
+      )
+      .finally(() => unlink(written));
     key = created ? generated : (await readFile(file, "utf8")).trim();
     if (created)
       log.info(
