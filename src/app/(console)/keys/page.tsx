@@ -69,7 +69,7 @@ export default function KeysPage() {
               sortValue: (key) => key.kind,
               cell: (key) => (
                 <div className="cell-min-11">
-                  {key.kind}
+                  {key.kind === "personal" ? "Personal" : "Organization"}
                   {key.memberEmail && <div className="muted">{key.memberEmail}</div>}
                 </div>
               ),
