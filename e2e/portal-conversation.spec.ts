@@ -192,6 +192,14 @@ for (const viewport of VIEWPORTS) {
       await expect(page).toHaveURL(/\?c=/);
       // Under the stored answer, what its turn took from alice's credits.
       await expect(page.getByTestId("turn-cost").last()).toHaveText("This answer used 1 credit");
+      // A short conversation fits the screen: the page does not scroll, the composer sits at its foot.
+      const fits = await page.evaluate(() => ({
+        overflow: document.scrollingElement!.scrollHeight - window.innerHeight,
+        composerBottom: document.querySelector("textarea")!.getBoundingClientRect().bottom,
+        height: window.innerHeight,
+      }));
+      expect(fits.overflow).toBeLessThanOrEqual(0);
+      expect(fits.composerBottom).toBeGreaterThan(fits.height - 120);
       await screenshot(page, "portal-chat-turn-cost");
       await send(page, "Tell me a long story");
       const streaming = page.getByTestId("message-streaming");
