@@ -2,7 +2,8 @@
 // members come in keyset pages, and each plan's subscribers are counted only up to a cap.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { countPlanSubscribers, SUBSCRIBER_COUNT_CAP } from "@/server/services/provisioning/tier-plans";
+import { COUNT_CAP } from "@/lib/digits";
+import { countPlanSubscribers } from "@/server/services/provisioning/tier-plans";
 import { newOrganization, signInCookie, trpc, trpcErrorCode, uniqueSuffix, type Tenant } from "../helpers";
 import { newGroup, newPlan } from "../provisioning-helpers";
 
@@ -162,7 +163,7 @@ describe("subscriber counts on the plans page", () => {
     expect(new Map(counts.map((row) => [row.tierPlanId, row.subscribers]))).toEqual(before);
     expect(counts.every((row) => !row.atLeast)).toBe(true);
     expect(counts.map((row) => row.tierPlanId)).not.toContain(empty.id);
-    expect(SUBSCRIBER_COUNT_CAP).toBe(10_000);
+    expect(COUNT_CAP).toBe(10_000);
   });
 
   it("stop at the cap and say so, exact for the plans under it", async () => {

@@ -94,13 +94,12 @@ export function EditorShell({
 }) {
   const editor = useDraftEditor(kind, id, toWrite, holdBack);
   const { doc, view, state, problem } = editor;
+  // "Agent", "Flow", "App": the page's name until the item's own has loaded.
+  const kindTitle = `${ONE[kind][0]!.toUpperCase()}${ONE[kind].slice(1)}`;
   if (editor.loadError)
     return (
       <>
-        <PageHeader
-          title={`${ONE[kind][0]!.toUpperCase()}${ONE[kind].slice(1)} not opened`}
-          back={{ href: `/${kind}`, label: `All ${kind}` }}
-        />
+        <PageHeader title={`${kindTitle} not opened`} back={{ href: `/${kind}`, label: `All ${kind}` }} />
         <ErrorAlert error={editor.loadError} />
         <p className="muted">
           It may have been deleted, or the link is from another organization.{" "}
@@ -108,7 +107,7 @@ export function EditorShell({
         </p>
       </>
     );
-  if (!doc || !view) return <PageLoading title={`${ONE[kind][0]!.toUpperCase()}${ONE[kind].slice(1)}`} />;
+  if (!doc || !view) return <PageLoading title={kindTitle} />;
   const differs = view.published && view.draftDiffersFromLive;
   const status = (
     <>

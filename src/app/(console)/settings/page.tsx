@@ -1,5 +1,6 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { ReactNode } from "react";
 import { useWatch } from "react-hook-form";
 import { useTRPC } from "@/lib/trpc";
 import { ConsoleSettingsUpdate, type Organization } from "@/schemas/org/organization";
@@ -128,17 +129,22 @@ function SettingsForm({ organization }: { organization: Organization }) {
   // Said until the next edit.
   const saved = update.isSuccess && !form.formState.isDirty;
 
-  const switches = (group: SwitchGroup) =>
-    group.switches.map(([key, label, help]) => (
-      <label key={key} className="inline choice">
-        <input type="checkbox" {...form.register(key)} />
-        <span>
-          {label}
-          <span className="muted">{typeof help === "string" ? help : passwordSignIn ? help.on : help.off}</span>
-        </span>
-      </label>
-    ));
-  const { waysIn, knowledge, provisioning, signIn } = SWITCH_GROUPS;
+  // A group of switches under its legend; `more`: the group's other fields, after its switches.
+  const switchGroup = ({ legend, switches }: SwitchGroup, more?: ReactNode) => (
+    <fieldset className="bare choices">
+      <legend>{legend}</legend>
+      {switches.map(([key, label, help]) => (
+        <label key={key} className="inline choice">
+          <input type="checkbox" {...form.register(key)} />
+          <span>
+            {label}
+            <span className="muted">{typeof help === "string" ? help : passwordSignIn ? help.on : help.off}</span>
+          </span>
+        </label>
+      ))}
+      {more}
+    </fieldset>
+  );
 
   return (
     <Panel label="Organization settings" onSubmit={(event) => void submit(event)}>
@@ -147,13 +153,9 @@ function SettingsForm({ organization }: { organization: Organization }) {
         <FormField label="Name" error={fieldProblem(form, "name")}>
           <input required {...form.register("name")} />
         </FormField>
-        <fieldset className="bare choices">
-          <legend>{waysIn.legend}</legend>
-          {switches(waysIn)}
-        </fieldset>
-        <fieldset className="bare choices">
-          <legend>{provisioning.legend}</legend>
-          {switches(provisioning)}
+        {switchGroup(SWITCH_GROUPS.waysIn)}
+        {switchGroup(
+          SWITCH_GROUPS.provisioning,
           <FormField label="Access is managed with">
             <Select
               {...form.register("accessMode")}
@@ -162,16 +164,10 @@ function SettingsForm({ organization }: { organization: Organization }) {
                 { value: "groups", label: "user groups" },
               ]}
             />
-          </FormField>
-        </fieldset>
-        <fieldset className="bare choices">
-          <legend>{knowledge.legend}</legend>
-          {switches(knowledge)}
-        </fieldset>
-        <fieldset className="bare choices">
-          <legend>{signIn.legend}</legend>
-          {switches(signIn)}
-        </fieldset>
+          </FormField>,
+        )}
+        {switchGroup(SWITCH_GROUPS.knowledge)}
+        {switchGroup(SWITCH_GROUPS.signIn)}
         <FormField
           label="Delete conversations after (days)"
           hint="Empty keeps them. A daily sweep deletes conversations nobody added to for this long: their messages and the content of their runs. What the runs cost stays in usage and executions."

@@ -295,9 +295,6 @@ export function limitedModels(models: readonly string[]): string[] {
   return [...new Set(models)].filter((model) => model !== BUILTIN_MODEL_ID);
 }
 
-/** Above this many active subscribers a plan's count reads "10,000+": counting stops there. */
-export const SUBSCRIBER_COUNT_CAP = COUNT_CAP;
-
 /**
  * Active subscribers of each of the organization's plans, each count stopping at `cap` (then
  * `atLeast`), so a request reads at most `cap` + 1 subscriptions per plan, through the
@@ -326,10 +323,10 @@ export async function countPlanSubscribers(db: Db, organizationId: string, cap: 
   }));
 }
 
-/** How many active subscribers each of the organization's plans has, up to SUBSCRIBER_COUNT_CAP. */
+/** How many active subscribers each of the organization's plans has, up to COUNT_CAP (src/lib/digits.ts). */
 export const tierPlanSubscribers = guarded(
   { scope: "end_users:read" },
   async function tierPlanSubscribers(db: Db, actor: Actor) {
-    return { counts: await countPlanSubscribers(db, actor.organizationId, SUBSCRIBER_COUNT_CAP) };
+    return { counts: await countPlanSubscribers(db, actor.organizationId, COUNT_CAP) };
   },
 );
