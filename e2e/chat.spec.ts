@@ -64,8 +64,20 @@ test("chat with a published app: the reply streams in from its knowledge, with t
   await conversations.getByRole("button", { name: "New conversation" }).click();
   await expect(page.getByTestId("message-assistant")).toHaveCount(0);
   await expect(page.getByTestId("greeting")).toBeVisible();
-  await conversations.getByRole("button", { name: "How long do refunds take?" }).click();
+  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]+$/);
+  await conversations.getByRole("link", { name: "How long do refunds take?" }).click();
   await expect(page.getByTestId("message-assistant")).toHaveCount(2);
+  await expect(conversations.getByRole("link", { name: "How long do refunds take?" })).toHaveAttribute(
+    "aria-current",
+    "true",
+  );
+  await expect(conversations).toContainText("just now · You");
+
+  // The conversation is in the address: a reload reopens it.
+  await expect(page).toHaveURL(/\?c=[0-9a-f-]{36}$/);
+  await page.reload();
+  await expect(page.getByTestId("message-assistant")).toHaveCount(2);
+  await expect(page.getByTestId("message-user").first()).toHaveText("How long do refunds take?");
 
   await page.getByRole("navigation").getByRole("link", { name: "Executions" }).click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Executions");
@@ -150,6 +162,89 @@ test("an answer's sources, regenerate, copy and feedback; Executions filter by w
   await expect(page).toHaveURL(/feedback=down/);
   await expect(page.getByTestId("execution-row")).toHaveCount(1);
   await expect(page.getByTestId("execution-feedback")).toContainText("Rated not helpful: “Too short”");
+});
+
+/** A published agent of its own, for a second app. */
+async function seedOtherAgent(request: APIRequestContext, key: string) {
+  const { agent } = await post(request, key, "/agents", { name: "Other agent", description: "Anything else" });
+  await post(request, key, `/agents/${agent.id}/publish`, {});
+  return agent.id as string;
+}
+
+test("the chat fills the screen: the conversation scrolls in its panel on a desk, the composer stays in sight on a phone", async ({
+  page,
+}) => {
+  const { orgKey } = await signedInDemo(page);
+  const { appId } = await seedApp(page.request, orgKey.secret);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto(`/chat/${appId}`);
+  await expect(page.getByTestId("greeting")).toBeVisible(FIRST_VISIT);
+  for (const [index, question] of [
+    "How long do refunds take?",
+    "Are shipping costs refunded?",
+    "When are refunds paid?",
+  ].entries()) {
+    await page.getByRole("textbox", { name: "Message" }).fill(question);
+    await page.getByRole("button", { name: "Send", exact: true }).click();
+    await expect(page.getByTestId("message-assistant")).toHaveCount(index + 1);
+  }
+  const composer = page.getByRole("textbox", { name: "Message" });
+  const pageScrolls = () => page.evaluate(() => document.documentElement.scrollHeight > window.innerHeight);
+  const logScrolls = () =>
+    page.evaluate(() => {
+      const log = document.querySelector(".chat-main .chat-log");
+      return !!log && log.scrollHeight > log.clientHeight;
+    });
+  expect(await pageScrolls()).toBe(false);
+  expect(await logScrolls()).toBe(true);
+  await expect(composer).toBeInViewport({ ratio: 1 });
+
+  // A phone: the page scrolls, the composer stays at the foot; earlier conversations fold behind History.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await expect(composer).toBeInViewport({ ratio: 1 });
+  expect(await pageScrolls()).toBe(true);
+  const conversations = page.getByRole("complementary", { name: "Conversations" });
+  const earlier = conversations.getByRole("link", { name: "How long do refunds take?" });
+  await expect(earlier).toBeHidden();
+  await conversations.getByRole("button", { name: "New conversation" }).click();
+  await conversations.getByRole("button", { name: "History (1)" }).click();
+  await earlier.click();
+  await expect(page.getByTestId("message-assistant")).toHaveCount(3);
+  await expect(earlier).toBeHidden();
+});
+
+test("an address naming a conversation the chat cannot show opens a new one, or says where it is", async ({ page }) => {
+  const { orgKey } = await signedInDemo(page);
+  const { appId } = await seedApp(page.request, orgKey.secret);
+  await page.goto(`/chat/${appId}`);
+  await page.getByRole("textbox", { name: "Message" }).fill("How long do refunds take?");
+  await page.getByRole("button", { name: "Send", exact: true }).click();
+  await expect(page.getByTestId("message-assistant")).toHaveCount(1);
+  const conversationId = new URL(page.url()).searchParams.get("c");
+  expect(conversationId).toMatch(/^[0-9a-f-]{36}$/);
+
+  // Not an id: a new conversation, no error.
+  await page.goto(`/chat/${appId}?c=not-an-id`);
+  await expect(page.getByTestId("greeting")).toBeVisible();
+  await expect(page.getByRole("main").getByRole("alert")).toHaveCount(0);
+  await expect(page.getByTestId("message-user")).toHaveCount(0);
+
+  // Another app's conversation is not shown under this one: the page says where it is.
+  const { app: other } = await post(page.request, orgKey.secret, "/apps", {
+    name: "Other desk",
+    members: [{ id: (await seedOtherAgent(page.request, orgKey.secret)) as string, kind: "agent" }],
+    orchestrationMode: "supervisor",
+  });
+  await post(page.request, orgKey.secret, `/apps/${other.id}/publish`, {});
+  await page.goto(`/chat/${other.id}?c=${conversationId}`);
+  await expect(page.getByRole("status").filter({ hasText: "That conversation is with another app" })).toBeVisible(
+    FIRST_VISIT,
+  );
+  await expect(page.getByTestId("message-user")).toHaveCount(0);
+  await page.getByRole("link", { name: "open it there" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Helpdesk");
+  await expect(page.getByTestId("message-user")).toContainText("How long do refunds take?");
 });
 
 test("a refusal before anything streams is shown in an alert and the message is kept", async ({ page }) => {

@@ -118,10 +118,17 @@ const GROUPS: { label: string; links: NavLink[] }[] = [
 
 // The signed-in member's role, for what pages offer them; outside the console shell nothing is held back.
 const RoleContext = createContext<Role>("owner");
+// The signed-in member's email, for what pages word as theirs ("You").
+const ViewerContext = createContext<string | null>(null);
 
 /** Whether the signed-in member may (the permission table): pages hide or explain what the server would refuse. */
 export function useMay(capability: Capability): boolean {
   return may(useContext(RoleContext), capability);
+}
+
+/** The signed-in member's email (null outside the console shell). */
+export function useViewerEmail(): string | null {
+  return useContext(ViewerContext);
 }
 
 function leadsTo(pathname: string, href: string): boolean {
@@ -154,87 +161,89 @@ export function ConsoleShell({ email, role, children }: { email: string; role: R
 
   return (
     <RoleContext value={role}>
-      <NavigationProgress />
-      <a className="skip-link" href="#main">
-        Skip to content
-      </a>
-      <div className="shell">
-        <header className={open ? "sidebar open" : "sidebar"}>
-          <div className="sidebar-top">
-            <Link href="/" className="brand">
-              <Sparkles size={20} aria-hidden className="icon" />
-              Atrium
-            </Link>
-            <div className="shell-actions">
+      <ViewerContext value={email}>
+        <NavigationProgress />
+        <a className="skip-link" href="#main">
+          Skip to content
+        </a>
+        <div className="shell">
+          <header className={open ? "sidebar open" : "sidebar"}>
+            <div className="sidebar-top">
+              <Link href="/" className="brand">
+                <Sparkles size={20} aria-hidden className="icon" />
+                Atrium
+              </Link>
+              <div className="shell-actions">
+                <button
+                  type="button"
+                  className="shell-icon-button"
+                  onClick={openCommandPalette}
+                  aria-keyshortcuts="Control+K Meta+K"
+                >
+                  <Search size={18} aria-hidden className="icon" />
+                  <span className="visually-hidden">Search (Ctrl+K)</span>
+                </button>
+                <NotificationBell />
+              </div>
               <button
                 type="button"
-                className="shell-icon-button"
-                onClick={openCommandPalette}
-                aria-keyshortcuts="Control+K Meta+K"
+                className="menu-toggle"
+                aria-expanded={open}
+                aria-controls="console-links"
+                onClick={() => setOpen(!open)}
               >
-                <Search size={18} aria-hidden className="icon" />
-                <span className="visually-hidden">Search (Ctrl+K)</span>
-              </button>
-              <NotificationBell />
-            </div>
-            <button
-              type="button"
-              className="menu-toggle"
-              aria-expanded={open}
-              aria-controls="console-links"
-              onClick={() => setOpen(!open)}
-            >
-              {open ? <X size={18} aria-hidden className="icon" /> : <Menu size={18} aria-hidden className="icon" />}
-              Menu
-            </button>
-          </div>
-          <div id="console-links" className="sidebar-links">
-            <nav aria-label="Console">
-              {GROUPS.map((group) => {
-                const links = group.links.filter((link) => !link.needs || may(role, link.needs));
-                return (
-                  <div key={group.label}>
-                    <h2>{group.label}</h2>
-                    <ul>
-                      {links.map((link) => {
-                        const count = link.badge ? waiting.data?.[link.badge] : undefined;
-                        return (
-                          <li key={link.href}>
-                            <Link href={link.href} aria-current={isCurrent(pathname, link.href) ? "page" : undefined}>
-                              <link.icon size={17} aria-hidden className="icon" />
-                              {link.label}
-                              {!!count && (
-                                <span className="nav-count">
-                                  {count}
-                                  <span className="visually-hidden"> pending</span>
-                                </span>
-                              )}
-                            </Link>
-                          </li>
-                        );
-                      })}
-                    </ul>
-                  </div>
-                );
-              })}
-            </nav>
-            <div className="who">
-              <span>{email}</span>
-              <span className="role">{role}</span>
-              <Link href="/account">Your account</Link>
-              <button type="button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
-                <LogOut size={16} aria-hidden className="icon" />
-                Sign out
+                {open ? <X size={18} aria-hidden className="icon" /> : <Menu size={18} aria-hidden className="icon" />}
+                Menu
               </button>
             </div>
-          </div>
-        </header>
-        <main id="main" tabIndex={-1}>
-          {children}
-        </main>
-      </div>
-      <CommandPalette links={paletteLinks} />
-      <ConsoleToaster />
+            <div id="console-links" className="sidebar-links">
+              <nav aria-label="Console">
+                {GROUPS.map((group) => {
+                  const links = group.links.filter((link) => !link.needs || may(role, link.needs));
+                  return (
+                    <div key={group.label}>
+                      <h2>{group.label}</h2>
+                      <ul>
+                        {links.map((link) => {
+                          const count = link.badge ? waiting.data?.[link.badge] : undefined;
+                          return (
+                            <li key={link.href}>
+                              <Link href={link.href} aria-current={isCurrent(pathname, link.href) ? "page" : undefined}>
+                                <link.icon size={17} aria-hidden className="icon" />
+                                {link.label}
+                                {!!count && (
+                                  <span className="nav-count">
+                                    {count}
+                                    <span className="visually-hidden"> pending</span>
+                                  </span>
+                                )}
+                              </Link>
+                            </li>
+                          );
+                        })}
+                      </ul>
+                    </div>
+                  );
+                })}
+              </nav>
+              <div className="who">
+                <span>{email}</span>
+                <span className="role">{role}</span>
+                <Link href="/account">Your account</Link>
+                <button type="button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
+                  <LogOut size={16} aria-hidden className="icon" />
+                  Sign out
+                </button>
+              </div>
+            </div>
+          </header>
+          <main id="main" tabIndex={-1}>
+            {children}
+          </main>
+        </div>
+        <CommandPalette links={paletteLinks} />
+        <ConsoleToaster />
+      </ViewerContext>
     </RoleContext>
   );
 }

@@ -44,7 +44,7 @@
 // Styles live in console.css (plain CSS over the variables of src/app/globals.css).
 import "./console.css";
 
-export { ConsoleShell, useMay } from "./app-shell";
+export { ConsoleShell, useMay, useViewerEmail } from "./app-shell";
 export { CreateNamedItemPanel } from "./create-named-item";
 export { Button, buttonClass, EditButton, type ButtonSize, type ButtonVariant } from "./button";
 export { CheckboxGroup, RadioGroup, type Choice } from "./choice-group";
