@@ -3,7 +3,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Check, TriangleAlert, X } from "lucide-react";
 import Link from "next/link";
 import { useState } from "react";
-import { Button, ConfirmButton, ConfirmDialog, ErrorAlert, FormField, notifyDone } from "@/components/console";
+import { Button, ConfirmButton, ConfirmDialog, ErrorAlert, FormField, notifyDone, When } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { MAX_REVIEW_REASON_CHARS } from "@/schemas/limits";
 import type { Review } from "@/schemas/knowledge/review";
@@ -79,8 +79,7 @@ function ReviewHead({ review, canDecide, selected, onSelectedChange }: ReviewCar
         </h2>
         <p className="muted">
           In <Link href={targetHref(review)}>{review.knowledgebaseName}</Link> · by{" "}
-          {review.author ?? "an organization key"} ·{" "}
-          <time dateTime={review.createdAt}>{new Date(review.createdAt).toLocaleString()}</time>
+          {review.author ?? "an organization key"} · <When at={review.createdAt} />
           {!pending && (
             <>
               {" "}

@@ -1,8 +1,8 @@
 // Console pages are built from the kit (src/components/console, docs/console.md "Console kit"):
 // a table is a DataTable (sorts, says when empty, scrolls on a phone), a failed call is an
 // ErrorAlert (message, code and request id), a panel's heading sits flush by its class, an
-// input's length comes from src/schemas/limits.ts, a text label is a FormField and a bordered
-// block is a Panel. This test names each hand-made twin with its file and line.
+// input's length comes from src/schemas/limits.ts, a text label is a FormField, a bordered
+// block is a Panel and a moment is a When. This test names each hand-made twin with its file and line.
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -70,6 +70,12 @@ const RULES: Rule[] = [
     pattern: /<button\b(?:=>|[^>])*?\sclassName=/,
   },
   { name: "a raw <select> (use Select)", pattern: /<select[\s>]/ },
+  {
+    // "12/8/2026, 12:25:50 AM" reads raw beside "Today, 12:25 AM": a moment is a When (or
+    // whenWords in a sentence), its whole form a title on hover.
+    name: "a raw date and time (use When, or whenWords and fullWhen from src/lib/when.ts)",
+    pattern: /new Date\([^)]*\)\.toLocale(?:Date)?String\(\)/,
+  },
   {
     // Boxes ticked into one list of values: CheckboxGroup (RadioGroup for radios) gives the
     // fieldset, the legend and the toggling.

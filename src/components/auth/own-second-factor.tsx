@@ -2,7 +2,7 @@
 // The account page's two-step verification: turn it on with an authenticator app, see how many
 // recovery codes are left, turn it off with a current code (unless the organization requires it).
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { Button, ErrorAlert, fieldProblem, FormField, notifyDone, Panel, useZodForm } from "@/components/console";
+import { Button, ErrorAlert, fieldProblem, FormField, notifyDone, Panel, useZodForm, When } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { MfaCodeInput } from "@/schemas/identity/mfa";
 import { MAX_MFA_CODE_CHARS } from "@/schemas/limits";
@@ -47,8 +47,8 @@ export function OwnSecondFactorPanel() {
     body = (
       <>
         <p data-testid="mfa-state">
-          <strong>On</strong> since {new Date(current.enrolledAt!).toLocaleDateString()} · {current.recoveryCodesLeft}{" "}
-          of 10 recovery codes left.
+          <strong>On</strong> since <When at={current.enrolledAt!} day /> · {current.recoveryCodesLeft} of 10 recovery
+          codes left.
         </p>
         {current.required ? (
           <p className="muted">Your organization requires it. If you lose your phone, an owner can reset it.</p>

@@ -1,15 +1,16 @@
 "use client";
 // The list page of a kind: every item with its draft name and state, and a form to create one.
 import {
-  ListTable,
+  fieldProblem,
   FormActions,
   FormField,
+  ListTable,
   PageHeader,
   Panel,
   useCursorList,
-  fieldProblem,
   useOpenPage,
   useZodForm,
+  When,
 } from "@/components/console";
 import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
@@ -103,7 +104,11 @@ export function BuilderList({ kind }: { kind: KindPlural }) {
               key: "updated",
               header: "Updated",
               sortValue: (item) => item.updatedAt,
-              cell: (item) => <span className="muted">{new Date(item.updatedAt).toLocaleString()}</span>,
+              cell: (item) => (
+                <span className="muted">
+                  <When at={item.updatedAt} />
+                </span>
+              ),
             },
           ]}
         />

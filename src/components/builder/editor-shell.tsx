@@ -17,6 +17,7 @@ import {
   Panel,
   Select,
   useCursorList,
+  When,
 } from "@/components/console";
 import { agoWords, changeWhat, doorWords } from "@/lib/change-words";
 import { PreviewPanel } from "./preview-panel";
@@ -32,6 +33,7 @@ import {
   type KindProcedures,
   type SaveProblem,
 } from "./use-draft-editor";
+import { fullWhen } from "@/lib/when";
 
 /** Versions read per page (oldest first); "Load more" reads the next. */
 const VERSIONS_PAGE = 100;
@@ -174,7 +176,7 @@ export function LastChange({ view }: { view: Doc }) {
   return (
     <p className="muted" data-testid="last-change">
       Last change: {changeWhat(view.lastChange)} by {view.lastChange.by} {doorWords(view.lastChange.source)},{" "}
-      <time dateTime={view.lastChange.at} title={new Date(view.lastChange.at).toLocaleString()}>
+      <time dateTime={view.lastChange.at} title={fullWhen(view.lastChange.at)}>
         {agoWords(view.lastChange.at)}
       </time>
     </p>
@@ -201,7 +203,7 @@ function EditorAlerts({ kind, editor }: { kind: KindPlural; editor: ReturnType<t
         <div className="notice" role="status" data-testid="restored-edits">
           <p>
             <strong>
-              Your edits from {new Date(editor.restoredFrom).toLocaleString()} were brought back from this browser.
+              Your edits from <When at={editor.restoredFrom} /> were brought back from this browser.
             </strong>{" "}
             The server did not have them
             {problem ? "; the reason is below" : ""}. They are saved as soon as the server accepts them.
@@ -358,7 +360,7 @@ function VersionsPanel({
               header: "Published",
               cell: (version) => (
                 <span className="muted">
-                  {new Date(version.createdAt).toLocaleString()} by {version.publishedBy} {doorWords(version.source)}
+                  <When at={version.createdAt} /> by {version.publishedBy} {doorWords(version.source)}
                 </span>
               ),
             },

@@ -8,7 +8,7 @@ import { errorMessage, useTRPC } from "@/lib/trpc";
 import type { TestRunResult, TestSuite } from "@/schemas/runs/runtime";
 import { TraceDetails, formatMs } from "@/components/runtime/execution-trace";
 import { ONE, type KindPlural } from "./use-draft-editor";
-import { Button, DataTable, ErrorAlert, FormField, LoadMore, Panel, useCursorList } from "@/components/console";
+import { Button, DataTable, ErrorAlert, FormField, LoadMore, Panel, useCursorList, When } from "@/components/console";
 
 const MAX_CASES = 10;
 /** Earlier runs read per page; "Load more" reads the next. */
@@ -144,7 +144,7 @@ export function TestsPanel({ kind, id }: { kind: KindPlural; id: string }) {
       {previous.map((r) => (
         <details key={r.id}>
           <summary>
-            {new Date(r.createdAt).toLocaleString()} — {r.summary.passed}/{r.summary.total} passed
+            <When at={r.createdAt} /> — {r.summary.passed}/{r.summary.total} passed
           </summary>
           <RunResults run={r} />
         </details>
@@ -204,7 +204,9 @@ function RunResults({ run }: { run: Run }) {
         <strong className={run.summary.failed === 0 ? "passed" : "failed"}>
           {run.summary.passed} of {run.summary.total} passed
         </strong>{" "}
-        <span className="muted">{new Date(run.createdAt).toLocaleString()}</span>
+        <span className="muted">
+          <When at={run.createdAt} />
+        </span>
       </p>
       <DataTable
         label="Test results"

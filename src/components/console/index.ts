@@ -23,6 +23,7 @@
 //     for "Loading…", the error, the table and "Load more" at once.
 //   <Tabs label="…" tabs={[{ id, label, panel }]} selected={id} onSelect={…} />  the ARIA tabs pattern.
 //   useMay("delete")  whether the signed-in member may (src/schemas/permissions.ts); ConfirmButton's `needs` says who may.
+//   <When at={row.createdAt} />  a moment: "Today, 12:25 AM", the whole of it on hover; never a raw toLocaleString().
 //   <RecentActivity targetId={id} />  the item's last audit events, last on its page (admins).
 //   export default urlStatePage(AuditLog)  a page reading useSearchParams, inside Suspense ("Loading…").
 //   const [open, setOpen] = usePageState(false)  state that resets when the page changes (no effect).
@@ -58,6 +59,7 @@ export { useOpenPage } from "./navigation-progress";
 export { PageFailed, PageHeader, PageLoading, pageTitle } from "./page-header";
 export { FormActions, Panel } from "./panel";
 export { RecentActivity } from "./recent-activity";
+export { When } from "./when";
 export { SearchPicker, type PickerOption } from "./search-picker";
 export { Select, type SelectGroup, type SelectOption } from "./select";
 export { Tabs, type Tab } from "./tabs";

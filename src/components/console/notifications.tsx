@@ -11,6 +11,7 @@ import { useTRPC } from "@/lib/trpc";
 import { ErrorAlert } from "./error-alert";
 import { notifyDone } from "./toasts";
 import { usePageState } from "./use-page-state";
+import { When } from "./when";
 
 const KIND_ICON: Record<NotificationKind, LucideIcon> = {
   review: ClipboardCheck,
@@ -41,10 +42,6 @@ function useMarkRead() {
       onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.notifications.list.pathKey() }),
     }),
   );
-}
-
-function when(iso: string): string {
-  return new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 }
 
 /** One list of notifications, each a link to where it is handled (opening it marks it read). */
@@ -78,7 +75,7 @@ export function NotificationItems({
                 {!item.read && <span className="visually-hidden"> (unread)</span>}
               </Link>
               {!compact && item.detail && <span className="notification-detail">{item.detail}</span>}
-              <time dateTime={item.occurredAt}>{when(item.occurredAt)}</time>
+              <When at={item.occurredAt} />
             </div>
             {!compact && !item.read && (
               <button

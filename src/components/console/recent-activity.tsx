@@ -6,6 +6,7 @@ import Link from "next/link";
 import { doorWords, eventWords } from "@/lib/change-words";
 import { useTRPC } from "@/lib/trpc";
 import { useMay } from "./app-shell";
+import { When } from "./when";
 
 const SHOWN = 5;
 
@@ -29,10 +30,9 @@ function RecentActivityPanel({ targetId }: { targetId: string }) {
         <ul className="recent-activity-list">
           {events.data.auditEvents.map((event) => (
             <li key={event.id}>
-              <time dateTime={event.occurredAt}>{new Date(event.occurredAt).toLocaleString()}</time>{" "}
               <span>{eventWords(event)}</span>{" "}
               <span className="muted">
-                by {event.actor.label} {doorWords(event.door)}
+                by {event.actor.label} {doorWords(event.door)}, <When at={event.occurredAt} />
               </span>
             </li>
           ))}

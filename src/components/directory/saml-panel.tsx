@@ -5,7 +5,16 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSearchParams } from "next/navigation";
 import type { ReactNode } from "react";
-import { Button, CopyableValue, ErrorAlert, fieldProblem, FormField, Panel, useZodForm } from "@/components/console";
+import {
+  Button,
+  CopyableValue,
+  ErrorAlert,
+  fieldProblem,
+  FormField,
+  Panel,
+  useZodForm,
+  When,
+} from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { SetSamlConnectionInput } from "@/schemas/identity/sso";
 import { connectionFieldOf, domainList, SignInNameFields } from "./sign-in-name-fields";
@@ -166,7 +175,10 @@ export function SsoTestResult() {
   return (
     <Panel title="Test sign-in: what the identity provider sent" testId="sso-test-result">
       <p role="status">
-        {ok ? "Verified" : "Refused"}: {message} <span className="muted">({new Date(createdAt).toLocaleString()})</span>
+        {ok ? "Verified" : "Refused"}: {message}{" "}
+        <span className="muted">
+          (<When at={createdAt} />)
+        </span>
       </p>
       <pre>{JSON.stringify(sent, null, 2)}</pre>
     </Panel>
@@ -193,8 +205,8 @@ function MetadataRefreshState({
     );
   return (
     <ErrorAlert tone="warning" testId="saml-metadata-state">
-      The metadata could not be read again ({new Date(saml.metadataRefresh.failedAt).toLocaleString()}):{" "}
-      {saml.metadataRefresh.error}. Sign-ins keep the settings read {readAt}.
+      The metadata could not be read again (<When at={saml.metadataRefresh.failedAt} />
+      ): {saml.metadataRefresh.error}. Sign-ins keep the settings read {readAt}.
     </ErrorAlert>
   );
 }

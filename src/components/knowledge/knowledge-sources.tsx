@@ -7,16 +7,17 @@ import {
   Button,
   ConfirmButton,
   DataTable,
-  type Column,
   ErrorAlert,
+  fieldProblem,
   FormActions,
   FormField,
   NAME_COLUMN,
   Panel,
   Select,
-  fieldProblem,
+  type Column,
   useMay,
   useZodForm,
+  When,
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { sourceStatusWords, sourceTypeWords } from "@/lib/source-words";
@@ -24,6 +25,7 @@ import { MAX_PAGE_MARKDOWN_CHARS, MAX_TITLE_CHARS } from "@/schemas/limits";
 import { CRAWL_BOUNDS, CreateSourceInput, UploadSourceInput } from "@/schemas/knowledge/source";
 import { formatFileSize } from "@/lib/file-size";
 import { useRefreshKnowledgebase } from "./use-refresh-knowledgebase";
+import { whenWords } from "@/lib/when";
 
 export type SourceRow = {
   id: string;
@@ -52,11 +54,11 @@ export type CrawlRow = {
 
 /** A crawl's bounds and its run, in a line. */
 function crawlLine(crawl: CrawlRow): string {
-  const started = new Date(crawl.startedAt).toLocaleString();
+  const started = whenWords(crawl.startedAt);
   const run =
     crawl.status === "running" || !crawl.finishedAt
       ? `running since ${started}`
-      : `last run ${started}, finished ${new Date(crawl.finishedAt).toLocaleString()}`;
+      : `last run ${started}, finished ${whenWords(crawl.finishedAt)}`;
   return [
     `up to ${crawl.maxPages} pages, ${crawl.maxDepth} ${crawl.maxDepth === 1 ? "link" : "links"} deep, same host, robots.txt honoured`,
     crawl.refresh && `refreshed ${crawl.refresh}`,
@@ -374,7 +376,11 @@ function sourceColumns({
       header: "Added",
       nowrap: true,
       sortValue: (source) => source.createdAt,
-      cell: (source) => <span className="muted">{new Date(source.createdAt).toLocaleString()}</span>,
+      cell: (source) => (
+        <span className="muted">
+          <When at={source.createdAt} />
+        </span>
+      ),
     },
     {
       key: "actions",

@@ -11,6 +11,7 @@ import {
   useFieldValue,
   useUnsavedChanges,
   useZodForm,
+  When,
 } from "@/components/console";
 import { MarkdownPreview } from "@/components/markdown-preview";
 import { PageLinkPicker } from "@/components/page-link-picker";
@@ -320,8 +321,7 @@ function PageHistory({ knowledgebaseId, pageId }: { knowledgebaseId: string; pag
       <ol reversed>
         {list.map((revision, i) => (
           <li key={revision.id} data-testid="revision">
-            {new Date(revision.createdAt).toLocaleString()} · {revision.authorEmail ?? "organization key"} ·{" "}
-            {revision.via}{" "}
+            <When at={revision.createdAt} /> · {revision.authorEmail ?? "organization key"} · {revision.via}{" "}
             <button type="button" onClick={() => setShowRevision(showRevision === revision.id ? null : revision.id)}>
               {showRevision === revision.id ? "Hide diff" : "Diff"}
             </button>

@@ -15,6 +15,7 @@ import {
   useCursorList,
   useFieldValue,
   useZodForm,
+  When,
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { CreateInvitationInput } from "@/schemas/identity/member";
@@ -69,7 +70,9 @@ export function InvitationsPanel() {
                 invitation.status === "expired" ? (
                   <span className="badge">expired</span>
                 ) : (
-                  <span className="muted">until {new Date(invitation.expiresAt).toLocaleDateString()}</span>
+                  <span className="muted">
+                    until <When at={invitation.expiresAt} />
+                  </span>
                 ),
             },
             {

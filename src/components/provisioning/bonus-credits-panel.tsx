@@ -19,6 +19,7 @@ import {
   Select,
   useMay,
   useZodForm,
+  When,
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 
@@ -50,7 +51,9 @@ export function BonusCreditsPanel({
           {open.map((request) => (
             <li key={request.id} data-testid="credit-request">
               <strong>Asked for more credits</strong>{" "}
-              <span className="muted">{new Date(request.createdAt).toLocaleString()}</span>
+              <span className="muted">
+                <When at={request.createdAt} />
+              </span>
               {request.message && <p style={{ margin: "0.25rem 0" }}>“{request.message}”</p>}
               {mayGrant && (
                 <Button

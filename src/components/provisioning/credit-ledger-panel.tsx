@@ -3,7 +3,7 @@
 // and each monthly reset of a pool, newest first.
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { CopyButton, DataTable, ErrorAlert, Panel } from "@/components/console";
+import { CopyButton, DataTable, ErrorAlert, Panel, When } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 
 const KIND_WORDS = { charge: "Run charged", bonus: "Bonus", reset: "Pool reset" } as const;
@@ -31,7 +31,7 @@ export function CreditLedgerPanel({ endUserId }: { endUserId: string }) {
             key: "at",
             header: "When",
             nowrap: true,
-            cell: (entry) => <time dateTime={entry.at}>{new Date(entry.at).toLocaleString()}</time>,
+            cell: (entry) => <When at={entry.at} />,
           },
           { key: "kind", header: "What", nowrap: true, cell: (entry) => KIND_WORDS[entry.kind] },
           {

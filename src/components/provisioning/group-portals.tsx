@@ -4,7 +4,7 @@
 // admission is for admins, through the confirm dialog.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { ConfirmButton, DataTable, ErrorAlert, notifyDone, useMay, type Column } from "@/components/console";
+import { ConfirmButton, DataTable, ErrorAlert, notifyDone, type Column, useMay, When } from "@/components/console";
 import { EntityPicker } from "@/components/entity-picker";
 import { useTRPC } from "@/lib/trpc";
 
@@ -25,7 +25,7 @@ function useAdmissionColumns<Row extends Admission>(
   const mayDelete = useMay("delete");
   const columns: Column<Row>[] = [
     named,
-    { key: "since", header: "Admitted", nowrap: true, cell: (row) => new Date(row.createdAt).toLocaleDateString() },
+    { key: "since", header: "Admitted", nowrap: true, cell: (row) => <When at={row.createdAt} day /> },
   ];
   if (mayDelete)
     columns.push({

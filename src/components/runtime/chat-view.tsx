@@ -12,6 +12,7 @@ import { askInTurn, composerTurnProps, useChatTurn } from "@/components/chat/use
 import { agoWords } from "@/lib/change-words";
 import { useTRPC } from "@/lib/trpc";
 import { TraceDetails } from "./execution-trace";
+import { fullWhen } from "@/lib/when";
 
 /** The address of the chat with an app, with the conversation open in it. */
 function chatHref(appId: string, conversationId: string | null): string {
@@ -117,7 +118,7 @@ export function ChatView({ appId, initialConversationId }: { appId: string; init
                   {c.title || "Untitled"}
                 </a>
                 <div className="muted">
-                  <time dateTime={c.updatedAt} title={new Date(c.updatedAt).toLocaleString()}>
+                  <time dateTime={c.updatedAt} title={fullWhen(c.updatedAt)}>
                     {agoWords(c.updatedAt)}
                   </time>
                   {" · "}

@@ -2,7 +2,7 @@
 // The Executions page's "refused" list: runs refused before they ran (GET /usage/refusals). Nothing
 // ran, so a refusal has no trace, input or credits; it says what was refused, for whom and why.
 import Link from "next/link";
-import { DataTable, ErrorAlert, LoadMore, useCursorList } from "@/components/console";
+import { DataTable, ErrorAlert, LoadMore, useCursorList, When } from "@/components/console";
 import { entityHref } from "@/components/entity-picker";
 import { useTRPC } from "@/lib/trpc";
 
@@ -36,7 +36,11 @@ export function RefusalsList({
               key: "time",
               header: "Time",
               nowrap: true,
-              cell: (refusal) => <span className="muted">{new Date(refusal.createdAt).toLocaleString()}</span>,
+              cell: (refusal) => (
+                <span className="muted">
+                  <When at={refusal.createdAt} />
+                </span>
+              ),
             },
             {
               key: "refused",

@@ -2,10 +2,11 @@
 // Runs paused at a flow's approval node, oldest first: each links to the page where it is decided.
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { DataTable, ErrorAlert, PageHeader } from "@/components/console";
+import { DataTable, ErrorAlert, PageHeader, When } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import type { Approval } from "@/schemas/runs/runtime";
 import { timeLeft } from "@/components/runtime/time-left";
+import { fullWhen } from "@/lib/when";
 
 export default function ApprovalsPage() {
   const trpc = useTRPC();
@@ -52,16 +53,14 @@ export default function ApprovalsPage() {
             header: "Waiting since",
             nowrap: true,
             sortValue: (approval) => approval.createdAt,
-            cell: (approval) => new Date(approval.createdAt).toLocaleString(),
+            cell: (approval) => <When at={approval.createdAt} />,
           },
           {
             key: "deadline",
             header: "Decide",
             nowrap: true,
             sortValue: (approval) => approval.expiresAt,
-            cell: (approval) => (
-              <span title={new Date(approval.expiresAt).toLocaleString()}>{timeLeft(approval.expiresAt)}</span>
-            ),
+            cell: (approval) => <span title={fullWhen(approval.expiresAt)}>{timeLeft(approval.expiresAt)}</span>,
           },
         ]}
       />

@@ -24,6 +24,7 @@ import { actionLabel, actorKindWords, fieldInSentence, KNOWN_ACTIONS, valueWords
 import { agoWords, doorWords } from "@/lib/change-words";
 import { useTRPC } from "@/lib/trpc";
 import { AUDIT_DOORS, type AuditEvent, type ReadableAuditEvent } from "@/schemas/org/audit";
+import { fullWhen } from "@/lib/when";
 
 const PAGE = 50;
 const FILTERS = ["action", "actorId", "targetType", "targetId", "door", "from", "to"] as const;
@@ -275,7 +276,7 @@ function AuditRow({ event, onFilter }: { event: ReadableAuditEvent; onFilter: (c
   return (
     <li className={`audit-item${event.outcome === "failure" ? " audit-failed" : ""}`}>
       <div className="audit-line">
-        <time dateTime={event.occurredAt} title={new Date(event.occurredAt).toLocaleString()}>
+        <time dateTime={event.occurredAt} title={fullWhen(event.occurredAt)}>
           {agoWords(event.occurredAt)}
         </time>
         <p className="audit-sentence">
@@ -315,7 +316,7 @@ function AuditRow({ event, onFilter }: { event: ReadableAuditEvent; onFilter: (c
           )}
           <dl className="audit-facts">
             <dt>When</dt>
-            <dd>{new Date(event.occurredAt).toLocaleString()}</dd>
+            <dd>{fullWhen(event.occurredAt)}</dd>
             <dt>Who</dt>
             <dd>
               {event.actor.name} ({actorKindWords(event.actor)})

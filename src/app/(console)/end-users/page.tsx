@@ -9,17 +9,18 @@ import {
   CheckboxGroup,
   DataTable,
   ErrorAlert,
-  type Column,
+  fieldProblem,
   FormField,
   LoadMore,
   PageHeader,
   Panel,
   Select,
-  fieldProblem,
+  type Column,
+  urlStatePage,
   useFieldValue,
   usePageState,
   useZodForm,
-  urlStatePage,
+  When,
 } from "@/components/console";
 import { EntityPicker, useEntities, type Entity } from "@/components/entity-picker";
 import { MAX_EMAIL_CHARS, MAX_NAME_CHARS } from "@/schemas/limits";
@@ -413,12 +414,7 @@ function endUserColumns(
       key: "seen",
       header: "Last seen",
       nowrap: true,
-      cell: (user) =>
-        user.lastSeenAt ? (
-          <time dateTime={user.lastSeenAt}>{new Date(user.lastSeenAt).toLocaleDateString()}</time>
-        ) : (
-          <span className="muted">Never</span>
-        ),
+      cell: (user) => (user.lastSeenAt ? <When at={user.lastSeenAt} day /> : <span className="muted">Never</span>),
     },
     {
       key: "status",

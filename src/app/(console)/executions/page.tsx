@@ -30,10 +30,11 @@ import {
   FormField,
   LoadMore,
   PageHeader,
-  type Column,
   Select,
-  useCursorList,
+  type Column,
   urlStatePage,
+  useCursorList,
+  When,
 } from "@/components/console";
 import { RefusalsList } from "@/components/usage/refusals-list";
 import { FAILURES, REFUSED } from "@/components/usage/executions-link";
@@ -61,7 +62,7 @@ function TraceDrawer({ executionId, known, onClose }: { executionId: string; kno
           </h2>
           {execution && (
             <p className="muted flush-top">
-              {execution.kind} of the {execution.itemKind} · {new Date(execution.createdAt).toLocaleString()} ·{" "}
+              {execution.kind} of the {execution.itemKind} · <When at={execution.createdAt} /> ·{" "}
               {execution.endUserEmail ?? execution.actor}
             </p>
           )}
@@ -114,7 +115,11 @@ function runColumns(showTrace: (executionId: string) => void): Column<Execution>
       key: "time",
       header: "Time",
       nowrap: true,
-      cell: (execution) => <span className="muted">{new Date(execution.createdAt).toLocaleString()}</span>,
+      cell: (execution) => (
+        <span className="muted">
+          <When at={execution.createdAt} />
+        </span>
+      ),
     },
     {
       key: "ran",

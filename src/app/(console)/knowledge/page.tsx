@@ -4,12 +4,13 @@ import Link from "next/link";
 import { useDeferredValue, useState } from "react";
 import {
   CreateNamedItemPanel,
-  ListTable,
   FormField,
+  ListTable,
   NAME_COLUMN,
   PageHeader,
   Panel,
   useCursorList,
+  When,
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { CreateKnowledgebaseInput } from "@/schemas/knowledge/knowledgebase";
@@ -91,7 +92,11 @@ export default function KnowledgePage() {
               header: "Updated",
               nowrap: true,
               sortValue: (kb) => kb.updatedAt,
-              cell: (kb) => <span className="muted">{new Date(kb.updatedAt).toLocaleString()}</span>,
+              cell: (kb) => (
+                <span className="muted">
+                  <When at={kb.updatedAt} />
+                </span>
+              ),
             },
           ]}
         />

@@ -11,6 +11,7 @@ import {
   Panel,
   Select,
   useMay,
+  When,
 } from "@/components/console";
 import { InvitationsPanel } from "@/components/members/invitations-panel";
 import { useTRPC } from "@/lib/trpc";
@@ -210,7 +211,11 @@ function MembersTable({
           header: "Member since",
           nowrap: true,
           sortValue: (member) => member.createdAt,
-          cell: (member) => <span className="muted">{new Date(member.createdAt).toLocaleDateString()}</span>,
+          cell: (member) => (
+            <span className="muted">
+              <When at={member.createdAt} day />
+            </span>
+          ),
         },
         {
           key: "actions",

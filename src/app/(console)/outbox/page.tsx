@@ -2,7 +2,7 @@
 // The organization's outbox: emails Atrium would have sent (sign-in codes, invitations) when no
 // SMTP server is configured, newest first. Admins read them here for people who cannot get email;
 // a mail whose link grants what only owners may grant shows its text to owners and its recipient.
-import { ErrorAlert, LoadMore, PageHeader, Panel, useCursorList } from "@/components/console";
+import { ErrorAlert, LoadMore, PageHeader, Panel, useCursorList, When } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 
 const PAGE = 25;
@@ -41,7 +41,9 @@ export default function OutboxPage() {
               >
                 <div className="row" style={{ justifyContent: "space-between", gap: "0.25rem 1rem" }}>
                   <strong style={{ overflowWrap: "anywhere" }}>{message.to}</strong>
-                  <span className="muted">{new Date(message.createdAt).toLocaleString()}</span>
+                  <span className="muted">
+                    <When at={message.createdAt} />
+                  </span>
                 </div>
                 {message.withheld ? (
                   <>

@@ -3,12 +3,20 @@
 // lost phone), how members sign in, how long data is kept, and the latest sign-ins.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { ConfirmButton, DataTable, ErrorAlert, notifyDone, PageHeader, Panel, useMay } from "@/components/console";
+import {
+  ConfirmButton,
+  DataTable,
+  ErrorAlert,
+  notifyDone,
+  PageHeader,
+  Panel,
+  useMay,
+  When,
+} from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import type { z } from "zod";
 import type { SecurityOverview } from "@/schemas/identity/security";
 
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : "Never");
 const METHOD_LABEL: Record<string, string> = {
   password: "Password",
   "password + totp": "Password + authenticator",
@@ -177,7 +185,7 @@ function MembersPanel({ data, onReset }: { data: Overview; onReset: (memberId: s
             header: "Last sign-in",
             nowrap: true,
             sortValue: (member) => member.lastSignInAt ?? "",
-            cell: (member) => when(member.lastSignInAt),
+            cell: (member) => <When at={member.lastSignInAt} never="Never" />,
           },
           {
             key: "actions",
@@ -210,7 +218,7 @@ function RecentSignInsPanel({ data }: { data: Overview }) {
         empty="No sign-ins yet."
         cards
         columns={[
-          { key: "when", header: "When", nowrap: true, cell: (event) => when(event.occurredAt) },
+          { key: "when", header: "When", nowrap: true, cell: (event) => <When at={event.occurredAt} /> },
           { key: "who", header: "Member", cell: (event) => event.email },
           { key: "how", header: "How", cell: (event) => METHOD_LABEL[event.method] ?? event.method },
           {

@@ -7,12 +7,13 @@ import { Check, X } from "lucide-react";
 import Link from "next/link";
 import { useParams } from "next/navigation";
 import { useState } from "react";
-import { ConfirmButton, ErrorAlert, FormField, PageHeader, Panel, notifyDone } from "@/components/console";
+import { ConfirmButton, ErrorAlert, FormField, notifyDone, PageHeader, Panel, When } from "@/components/console";
 import { ExecutionTrace } from "@/components/runtime/execution-trace";
 import { MAX_APPROVAL_COMMENT_CHARS } from "@/schemas/limits";
 import { timeLeft } from "@/components/runtime/time-left";
 import { useTRPC } from "@/lib/trpc";
 import "@/components/runtime/approvals.css";
+import { fullWhen, whenWords } from "@/lib/when";
 
 const STATUS_WORDS = {
   pending: "Waiting for a decision",
@@ -92,20 +93,20 @@ export default function ApprovalPage() {
               <dt>Started by</dt>
               <dd>{approval.requestedBy}</dd>
               <dt>Waiting since</dt>
-              <dd>{new Date(approval.createdAt).toLocaleString()}</dd>
+              <dd>
+                <When at={approval.createdAt} />
+              </dd>
               {approval.status === "pending" ? (
                 <>
                   <dt>Decide</dt>
-                  <dd title={new Date(approval.expiresAt).toLocaleString()}>
-                    {timeLeft(approval.expiresAt)}, or the run fails
-                  </dd>
+                  <dd title={fullWhen(approval.expiresAt)}>{timeLeft(approval.expiresAt)}, or the run fails</dd>
                 </>
               ) : (
                 <>
                   <dt>Decided</dt>
                   <dd>
                     {approval.decidedBy ?? "Nobody"}
-                    {approval.decidedAt ? `, ${new Date(approval.decidedAt).toLocaleString()}` : ""}
+                    {approval.decidedAt ? `, ${whenWords(approval.decidedAt)}` : ""}
                     {approval.comment ? `: “${approval.comment}”` : ""}
                   </dd>
                 </>

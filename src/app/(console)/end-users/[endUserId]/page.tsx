@@ -6,7 +6,6 @@ import {
   ConfirmButton,
   DataTable,
   ErrorAlert,
-  type Column,
   LoadMore,
   PageFailed,
   PageHeader,
@@ -14,9 +13,11 @@ import {
   Panel,
   RecentActivity,
   Select,
+  type Column,
   useFieldValue,
   useMay,
   useZodForm,
+  When,
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { EndUserDataPanel } from "@/components/provisioning/end-user-data-panel";
@@ -31,10 +32,6 @@ import {
   type EndUserDetail,
   type SubscriptionDetail,
 } from "@/schemas/provisioning/provisioning";
-
-function when(value: string | null): string {
-  return value ? new Date(value).toLocaleString() : "—";
-}
 
 const BACK = { href: "/end-users", label: "End users" };
 
@@ -145,13 +142,17 @@ function EndUserFacts({
         <dt>Name</dt>
         <dd>{user.fullName || "—"}</dd>
         <dt>Created</dt>
-        <dd>{when(user.createdAt)}</dd>
+        <dd>
+          <When at={user.createdAt} />
+        </dd>
         <dt>Last seen</dt>
-        <dd>{when(user.lastSeenAt)}</dd>
+        <dd>
+          <When at={user.lastSeenAt} />
+        </dd>
         <dt>Revoked</dt>
-        <dd data-testid="revoked-at">{user.revokedAt ? when(user.revokedAt) : "no"}</dd>
+        <dd data-testid="revoked-at">{user.revokedAt ? <When at={user.revokedAt} /> : "no"}</dd>
         <dt>Suspended by the directory</dt>
-        <dd data-testid="suspended-at">{user.suspendedAt ? when(user.suspendedAt) : "no"}</dd>
+        <dd data-testid="suspended-at">{user.suspendedAt ? <When at={user.suspendedAt} /> : "no"}</dd>
       </dl>
       <div className="row panel-footer">
         {!user.revokedAt && (
@@ -234,7 +235,11 @@ function EndUserGrants({
         {
           key: "expires",
           header: "Expires",
-          cell: (grant) => <span className="muted">{when(grant.expiresAt)}</span>,
+          cell: (grant) => (
+            <span className="muted">
+              <When at={grant.expiresAt} />
+            </span>
+          ),
         },
       ]}
       actionsHeader={<span className="visually-hidden">Actions</span>}
@@ -303,7 +308,15 @@ function subscriptionColumns(onRemove: ((tierPlanId: string) => void) | null): C
         </>
       ),
     },
-    { key: "resets", header: "Resets", cell: (s) => <span className="muted">{when(s.creditsResetAt)}</span> },
+    {
+      key: "resets",
+      header: "Resets",
+      cell: (s) => (
+        <span className="muted">
+          <When at={s.creditsResetAt} />
+        </span>
+      ),
+    },
     {
       key: "by",
       header: "Provisioned by",

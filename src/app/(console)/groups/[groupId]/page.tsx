@@ -14,6 +14,7 @@ import {
   Panel,
   useCursorList,
   useMay,
+  When,
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { GrantsPanel } from "@/components/provisioning/grants-panel";
@@ -176,7 +177,11 @@ function GroupMembers({
             header: "Added",
             nowrap: true,
             sortValue: (member) => member.addedAt,
-            cell: (member) => <span className="muted">{new Date(member.addedAt).toLocaleDateString()}</span>,
+            cell: (member) => (
+              <span className="muted">
+                <When at={member.addedAt} day />
+              </span>
+            ),
           },
           {
             key: "actions",

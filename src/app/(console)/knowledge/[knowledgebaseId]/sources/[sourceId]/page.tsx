@@ -13,6 +13,7 @@ import {
   Panel,
   Select,
   useMay,
+  When,
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { formatFileSize } from "@/lib/file-size";
@@ -26,10 +27,7 @@ import {
 import type { CrawlSummary } from "@/schemas/knowledge/knowledgebase";
 import type { SourceDetail } from "@/schemas/knowledge/source";
 import "@/components/knowledge/knowledge.css";
-
-function when(value: string | null): string {
-  return value ? new Date(value).toLocaleString() : "—";
-}
+import { whenWords } from "@/lib/when";
 
 /** One source: its status and indexing, the text extracted from it, and the chunks agents search. */
 export default function SourcePage() {
@@ -68,7 +66,7 @@ export default function SourcePage() {
             rowTestId="source-refresh-check"
             empty="Not fetched again yet."
             columns={[
-              { key: "at", header: "When", nowrap: true, cell: (check) => when(check.at) },
+              { key: "at", header: "When", nowrap: true, cell: (check) => <When at={check.at} /> },
               { key: "outcome", header: "Outcome", nowrap: true, cell: (check) => refreshOutcomeWords(check.outcome) },
               {
                 key: "summary",
@@ -115,10 +113,12 @@ function StatusPanel({
         <dd>{source.sizeBytes ? formatFileSize(source.sizeBytes) : "—"}</dd>
         <dt>Added</dt>
         <dd>
-          {when(source.createdAt)} <span className="muted">{sourceAddedWords(source.createdVia)}</span>
+          <When at={source.createdAt} /> <span className="muted">{sourceAddedWords(source.createdVia)}</span>
         </dd>
         <dt>Last change</dt>
-        <dd>{when(source.updatedAt)}</dd>
+        <dd>
+          <When at={source.updatedAt} />
+        </dd>
         {source.url && (
           <>
             <dt>URL</dt>
@@ -145,7 +145,7 @@ function StatusPanel({
           <>
             <dt>Indexing</dt>
             <dd data-testid="source-job">
-              {indexingWords(job.status)} since {when(job.startedAt ?? job.queuedAt)}, attempt {job.attempts}
+              {indexingWords(job.status)} since <When at={job.startedAt ?? job.queuedAt} />, attempt {job.attempts}
               {job.chunksTotal > 0 && (
                 <div data-testid="source-progress">
                   <progress max={job.chunksTotal} value={job.chunksWritten} aria-label="Chunks written" />{" "}
@@ -211,8 +211,8 @@ function KeptFresh({ knowledgebaseId, detail }: { knowledgebaseId: string; detai
       {source.refresh && (
         <span className="muted">
           {" "}
-          {source.checkedAt ? `Last fetched ${when(source.checkedAt)}` : "Not fetched yet"}
-          {detail.refreshDueAt && `, next ${when(detail.refreshDueAt)}`}
+          {source.checkedAt ? `Last fetched ${whenWords(source.checkedAt)}` : "Not fetched yet"}
+          {detail.refreshDueAt && `, next ${whenWords(detail.refreshDueAt)}`}
         </span>
       )}
       <ErrorAlert error={refresh.error} />
