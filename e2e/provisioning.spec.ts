@@ -39,15 +39,15 @@ test("provision an end user with a plan and a group found by name in the console
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("grace@example.com");
   const subscription = page.getByTestId("subscription-row");
   await expect(subscription).toContainText("Gold");
-  await expect(subscription).toContainText("active");
+  await expect(subscription).toContainText("Active");
+  await expect(subscription).toContainText("Console");
   await expect(subscription).toContainText("0 / 500");
-  await expect(page.getByTestId("revoked-at")).toHaveText("no");
+  await expect(page.getByTestId("revoked-at")).toHaveText("No");
   await expect(page.getByTestId("effective-access").getByRole("link", { name: "Front-desk staff" })).toBeVisible();
 
   await page.getByRole("button", { name: "Revoke access" }).click();
   await page.getByRole("dialog").getByRole("button", { name: "Revoke access" }).click();
-  await expect(page.getByTestId("revoked-at")).not.toHaveText("no");
-  await expect(page.getByTestId("revoked-at")).toHaveText(/\d/);
+  await expect(page.getByTestId("revoked-at")).toHaveText(/^Today, \d{1,2}:\d{2}/);
 
   await page.getByRole("main").getByRole("link", { name: "End users" }).click();
   await expect(page.getByTestId("end-user-row").filter({ hasText: "grace@example.com" })).toContainText("Revoked");

@@ -41,6 +41,20 @@ const DOOR_WORDS: Record<string, string> = {
   system: "by Atrium itself",
 };
 
+/** A door as a name, where a table says what something came through (a subscription, a grant). */
+const DOOR_NAMES: Record<string, string> = {
+  ui: "Console",
+  console: "Console",
+  api: "API",
+  mcp: "AI client (MCP)",
+  cli: "Admin CLI",
+  portal: "Portal",
+  scim: "Directory sync",
+  system: "Atrium",
+  processor: "Billing processor",
+  group: "A group",
+};
+
 /** The verbs of audit actions (`agent.publish`), as a past participle. */
 const VERB_WORDS: Record<string, string> = {
   create: "created",
@@ -132,6 +146,11 @@ export function listWords(items: string[]): string {
 
 export function doorWords(door: string): string {
   return DOOR_WORDS[door] ?? `through ${door}`;
+}
+
+/** "api" → "API", "scim" → "Directory sync": the door's name; an unknown one as it is. */
+export function doorName(door: string): string {
+  return DOOR_NAMES[door] ?? door;
 }
 
 /** "agent.publish" → "Agent published"; an action of another shape is left as it is. */

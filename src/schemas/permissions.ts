@@ -21,6 +21,14 @@ export const CAPABILITIES = {
 
 export type Capability = keyof typeof CAPABILITIES;
 
+/** Each role as the console names it in a list or a picker (sentences keep the lowercase word: "Make … admin?"). */
+export const ROLE_NAMES: Record<Role, string> = {
+  viewer: "Viewer",
+  member: "Member",
+  admin: "Admin",
+  owner: "Owner",
+};
+
 /** What each role may do beyond the role below it, in one line: the role picker shows it. */
 export const ROLE_SUMMARIES: Record<Role, string> = {
   viewer: "Sees everything and tries apps; changes nothing.",

@@ -1,7 +1,15 @@
 // The console's "last change" line and activity list in words (src/lib/change-words.ts): field and
 // door names as a builder reads them, times as "3 minutes ago".
 import { describe, expect, it } from "vitest";
-import { actionWords, agoWords, changeWhat, doorWords, eventWords, lastChangeWords } from "@/lib/change-words";
+import {
+  actionWords,
+  agoWords,
+  changeWhat,
+  doorName,
+  doorWords,
+  eventWords,
+  lastChangeWords,
+} from "@/lib/change-words";
 
 const NOW = new Date("2026-11-27T12:00:00Z");
 
@@ -35,6 +43,15 @@ describe("change words", () => {
     expect(doorWords("api")).toBe("through the API");
     expect(doorWords("mcp")).toBe("from an AI client (MCP)");
     expect(doorWords("cli")).toBe("with the admin CLI");
+  });
+
+  it("names what a subscription or grant came through, as a table shows it", () => {
+    expect(doorName("api")).toBe("API");
+    expect(doorName("console")).toBe("Console");
+    expect(doorName("processor")).toBe("Billing processor");
+    expect(doorName("scim")).toBe("Directory sync");
+    expect(doorName("group")).toBe("A group");
+    expect(doorName("somewhere-new")).toBe("somewhere-new");
   });
 
   it("reads audit actions", () => {

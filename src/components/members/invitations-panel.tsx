@@ -20,6 +20,7 @@ import {
 import { useTRPC } from "@/lib/trpc";
 import { CreateInvitationInput } from "@/schemas/identity/member";
 import { MAX_EMAIL_CHARS } from "@/schemas/limits";
+import { ROLE_NAMES } from "@/schemas/permissions";
 import { RolePicker, RoleSummaries } from "./role-picker";
 
 const PAGE = 50;
@@ -61,7 +62,7 @@ export function InvitationsPanel() {
               header: "Email",
               cell: (invitation) => <span style={{ overflowWrap: "anywhere" }}>{invitation.email}</span>,
             },
-            { key: "role", header: "Role", cell: (invitation) => invitation.role },
+            { key: "role", header: "Role", cell: (invitation) => ROLE_NAMES[invitation.role] },
             {
               key: "status",
               header: "Status",

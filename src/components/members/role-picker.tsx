@@ -3,7 +3,7 @@
 // summaries, src/schemas/permissions.ts), with every role's line one click away.
 import { FormField, Select } from "@/components/console";
 import { ROLES, type Role } from "@/schemas/identity/auth";
-import { ROLE_SUMMARIES } from "@/schemas/permissions";
+import { ROLE_NAMES, ROLE_SUMMARIES } from "@/schemas/permissions";
 
 export function RoleSummaries() {
   return (
@@ -12,7 +12,7 @@ export function RoleSummaries() {
       <ul>
         {ROLES.map((role) => (
           <li key={role}>
-            <strong>{role}</strong>: {ROLE_SUMMARIES[role]}
+            <strong>{ROLE_NAMES[role]}</strong>: {ROLE_SUMMARIES[role]}
           </li>
         ))}
       </ul>
@@ -35,7 +35,7 @@ export function RolePicker({
       <Select
         value={value}
         onChange={(e) => onChange(e.target.value as Role)}
-        options={ROLES.map((role) => ({ value: role, label: role }))}
+        options={ROLES.map((role) => ({ value: role, label: ROLE_NAMES[role] }))}
       />
     </FormField>
   );

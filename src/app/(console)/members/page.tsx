@@ -17,7 +17,7 @@ import { InvitationsPanel } from "@/components/members/invitations-panel";
 import { useTRPC } from "@/lib/trpc";
 import { ROLES, type Role } from "@/schemas/identity/auth";
 import type { Member } from "@/schemas/identity/member";
-import { ROLE_SUMMARIES } from "@/schemas/permissions";
+import { ROLE_NAMES, ROLE_SUMMARIES } from "@/schemas/permissions";
 
 export default function MembersPage() {
   const trpc = useTRPC();
@@ -146,7 +146,7 @@ function RoleChangeDialog({
             keys.
           </p>
           <p className="muted" data-testid="role-change-summary">
-            {change.role}: {ROLE_SUMMARIES[change.role]}
+            {ROLE_NAMES[change.role]}: {ROLE_SUMMARIES[change.role]}
           </p>
         </>
       )}
@@ -200,10 +200,10 @@ function MembersTable({
                 aria-label={`Role of ${member.email}`}
                 value={member.role}
                 onChange={(e) => onRole(member, e.target.value as Role)}
-                options={ROLES.map((r) => ({ value: r, label: r }))}
+                options={ROLES.map((r) => ({ value: r, label: ROLE_NAMES[r] }))}
               />
             ) : (
-              member.role
+              ROLE_NAMES[member.role]
             ),
         },
         {

@@ -32,6 +32,7 @@ import {
   type EndUserDetail,
   type SubscriptionDetail,
 } from "@/schemas/provisioning/provisioning";
+import { doorName } from "@/lib/change-words";
 
 const BACK = { href: "/end-users", label: "End users" };
 
@@ -150,9 +151,9 @@ function EndUserFacts({
           <When at={user.lastSeenAt} />
         </dd>
         <dt>Revoked</dt>
-        <dd data-testid="revoked-at">{user.revokedAt ? <When at={user.revokedAt} /> : "no"}</dd>
+        <dd data-testid="revoked-at">{user.revokedAt ? <When at={user.revokedAt} /> : "No"}</dd>
         <dt>Suspended by the directory</dt>
-        <dd data-testid="suspended-at">{user.suspendedAt ? <When at={user.suspendedAt} /> : "no"}</dd>
+        <dd data-testid="suspended-at">{user.suspendedAt ? <When at={user.suspendedAt} /> : "No"}</dd>
       </dl>
       <div className="row panel-footer">
         {!user.revokedAt && (
@@ -231,7 +232,7 @@ function EndUserGrants({
       targetHeader="Target"
       anyPortal="any"
       more={[
-        { key: "source", header: "Source", cell: (grant) => <span className="muted">{grant.source}</span> },
+        { key: "source", header: "Source", cell: (grant) => <span className="muted">{doorName(grant.source)}</span> },
         {
           key: "expires",
           header: "Expires",
@@ -292,7 +293,12 @@ function AddPlanForm({
 function subscriptionColumns(onRemove: ((tierPlanId: string) => void) | null): Column<SubscriptionDetail>[] {
   return [
     { key: "plan", header: "Plan", cell: (s) => s.tierPlanName },
-    { key: "status", header: "Status", cell: (s) => s.status },
+    {
+      key: "status",
+      header: "Status",
+      cell: (s) =>
+        s.status === "active" ? <span className="badge">Active</span> : <span className="badge revoked">Canceled</span>,
+    },
     {
       key: "credits",
       header: "Credits used",
@@ -322,8 +328,8 @@ function subscriptionColumns(onRemove: ((tierPlanId: string) => void) | null): C
       header: "Provisioned by",
       cell: (s) => (
         <span className="muted">
-          {s.provisionedBy}
-          {s.isComped ? " (comped)" : ""}
+          {doorName(s.provisionedBy)}
+          {s.isComped ? " · comped" : ""}
         </span>
       ),
     },
