@@ -74,7 +74,7 @@ for (const viewport of VIEWPORTS) {
       await expect(facts.getByRole("link", { name: "Refunds" })).toBeVisible();
       await expect(facts).toContainText("ana@example.com");
       await expect(facts).toContainText("120");
-      await expect(page.getByRole("region", { name: "The run so far" })).toContainText("awaiting approval · ");
+      await expect(page.getByRole("region", { name: "The run so far" })).toContainText("Awaiting approval · ");
       await screenshot(page, "approval-pending");
 
       // Approve, confirmed, with a comment the run reads as the step's output.

@@ -52,7 +52,7 @@ test("chat with a published app: the reply streams in from its knowledge, with t
   await answer.getByText("Trace of this answer").click();
   const trace = answer.getByTestId("execution-trace");
   await expect(trace).toContainText("Billing agent");
-  await expect(trace).toContainText("succeeded");
+  await expect(trace).toContainText("Succeeded");
 
   // A second turn continues the same conversation.
   await page.getByRole("textbox", { name: "Message" }).fill("Are shipping costs refunded?");

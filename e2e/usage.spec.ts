@@ -153,7 +153,7 @@ for (const viewport of VIEWPORTS) {
     await usage.getByTestId("usage-failures").click();
     await expect(page).toHaveURL(/\/executions\?status=failures$/);
     await expect(page.getByTestId("execution-row")).toHaveCount(1);
-    await expect(page.getByTestId("execution-row")).toContainText("output invalid");
+    await expect(page.getByTestId("execution-row")).toContainText("Output invalid");
     await expect(page.getByTestId("execution-item")).toContainText("Strict quotes");
     await expectAccessible(page);
     await screenshot(page, "usage-failures");

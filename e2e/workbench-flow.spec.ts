@@ -129,7 +129,7 @@ for (const viewport of VIEWPORTS) {
       await expect(answer).toContainText("Refunds are paid within 14 days.");
       await expect(answer).toContainText("(from the handbook)");
       await expect(run.getByTestId("test-run-cost")).toContainText(
-        /succeeded · .* · 1 credit · \d+ tokens in, \d+ out/,
+        /Succeeded · .* · 1 credit · \d+ tokens in, \d+ out/,
       );
       await screenshot(page, `workbench-flow-run-${viewport.name}`);
       if (phone) await run.getByRole("button", { name: "Close test run" }).click();

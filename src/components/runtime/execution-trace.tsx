@@ -14,9 +14,10 @@ export function formatMs(ms: number): string {
   return ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`;
 }
 
-/** A run's status as words ("awaiting_approval" → "awaiting approval"), as the Executions filter names them. */
+/** A run's status as words ("awaiting_approval" → "Awaiting approval"), as the Executions filter names them. */
 export function statusWords(status: string): string {
-  return status.replaceAll("_", " ");
+  const words = status.replaceAll("_", " ");
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 export function ExecutionTrace({ execution }: { execution: Execution }) {

@@ -219,8 +219,8 @@ function Filters({ filter, onChange }: { filter: Filter; onChange: (next: Filter
           }
           options={[
             ...EXECUTION_STATUSES.map((status) => ({ value: status, label: statusWords(status) })),
-            { value: FAILURES, label: "failures (failed or output invalid)" },
-            { value: REFUSED, label: "refused before running" },
+            { value: FAILURES, label: "Failures (failed or output invalid)" },
+            { value: REFUSED, label: "Refused before running" },
           ]}
           placeholder="Any status"
         />
@@ -439,10 +439,10 @@ function StatusCell({ execution }: { execution: Execution }) {
   return (
     <>
       {execution.status === "succeeded" ? (
-        <span className="badge">succeeded</span>
+        <span className="badge">{statusWords(execution.status)}</span>
       ) : execution.status === "awaiting_approval" ? (
         <Link className="badge" href={`/approvals/${execution.id}`}>
-          awaiting approval
+          {statusWords(execution.status)}
         </Link>
       ) : (
         <span className="badge revoked">{statusWords(execution.status)}</span>
