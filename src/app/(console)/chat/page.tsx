@@ -13,7 +13,8 @@ export default function ChatIndexPage() {
     <>
       <PageHeader title="Chat" />
       <p className="muted">
-        Talk to any published app as it runs in production. Each message is one execution (1 credit).
+        Talk to any published app as it runs in production. Each message is one execution: 1 credit, or its models&apos;
+        price when the organization prices them.
       </p>
       <Panel>
         <ListTable
