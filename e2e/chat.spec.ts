@@ -242,8 +242,21 @@ test("an address naming a conversation the chat cannot show opens a new one, or 
     FIRST_VISIT,
   );
   await expect(page.getByTestId("message-user")).toHaveCount(0);
+  await expect(page.getByRole("link", { name: "open it there" })).toHaveAttribute(
+    "href",
+    `/chat/${appId}?c=${conversationId}`,
+  );
+  // A message sent here starts this app's own conversation; the other one is left as it was.
+  await page.getByRole("textbox", { name: "Message" }).fill("Hello there");
+  await page.getByRole("button", { name: "Send", exact: true }).click();
+  await expect(page.getByTestId("message-assistant")).toHaveCount(1);
+  await expect(page).not.toHaveURL(new RegExp(`c=${conversationId}`));
+  await expect(page.getByRole("status").filter({ hasText: "That conversation is with another app" })).toHaveCount(0);
+
+  await page.goto(`/chat/${other.id}?c=${conversationId}`);
   await page.getByRole("link", { name: "open it there" }).click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Helpdesk");
+  await expect(page.getByTestId("message-user")).toHaveCount(1);
   await expect(page.getByTestId("message-user")).toContainText("How long do refunds take?");
 });
 

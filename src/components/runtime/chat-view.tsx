@@ -11,8 +11,8 @@ import { useChatAttachments } from "@/components/chat/use-attachments";
 import { askInTurn, composerTurnProps, useChatTurn } from "@/components/chat/use-chat-turn";
 import { agoWords } from "@/lib/change-words";
 import { useTRPC } from "@/lib/trpc";
-import { TraceDetails } from "./execution-trace";
 import { fullWhen } from "@/lib/when";
+import { TraceDetails } from "./execution-trace";
 
 /** The address of the chat with an app, with the conversation open in it. */
 function chatHref(appId: string, conversationId: string | null): string {
@@ -30,6 +30,9 @@ export function ChatView({ appId, initialConversationId }: { appId: string; init
   // On a phone the list of conversations folds behind a button; opening one folds it again.
   const [listOpen, setListOpen] = useState(false);
   const messages = useQuery(trpc.conversations.messages.queryOptions(conversationId ? { conversationId } : skipToken));
+  // An address may name a conversation with another app: it is not shown, or continued, under this one.
+  const elsewhere =
+    messages.data && messages.data.conversation.appId !== appId ? messages.data.conversation.appId : null;
   const [draft, setDraft] = useState("");
   const cancel = useMutation(trpc.runtime.cancelConversationRun.mutationOptions());
   const feedback = useMutation(trpc.runtime.conversationFeedback.mutationOptions());
@@ -58,7 +61,8 @@ export function ChatView({ appId, initialConversationId }: { appId: string; init
 
   async function ask(message: string, body?: Record<string, unknown>) {
     if (!message || turn.streaming) return;
-    const ended = await askInTurn({ turn, attachments, setDraft }, message, conversationId, body, async (done) => {
+    const continued = elsewhere ? null : conversationId;
+    const ended = await askInTurn({ turn, attachments, setDraft }, message, continued, body, async (done) => {
       // The stored messages (with the answer's execution) replace the streamed copy in one step.
       await queryClient.fetchQuery({
         ...trpc.conversations.messages.queryOptions({ conversationId: done.conversation_id }),
@@ -72,9 +76,6 @@ export function ChatView({ appId, initialConversationId }: { appId: string; init
   }
 
   const live = app.data?.app as { name?: string; description?: string; api?: { greeting?: string } } | undefined;
-  // An address may name a conversation with another app: it is not shown under this one.
-  const elsewhere =
-    messages.data && messages.data.conversation.appId !== appId ? messages.data.conversation.appId : null;
   const stored = conversationId && !elsewhere ? (messages.data?.messages ?? []) : [];
   const listed = conversations.data?.conversations ?? [];
 
